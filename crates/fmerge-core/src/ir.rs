@@ -257,6 +257,57 @@ pub struct Block {
     pub is_eh_pad: bool,
 }
 
+/// Facts about a function that restrict how it may be merged. Each merging stage decides what
+/// it can handle; [`traits::describe`] turns a set into the reason shown in reports.
+pub mod traits {
+    /// Variable arguments: a thunk cannot forward them.
+    pub const VARARGS: u32 = 1 << 0;
+    /// Contains a `musttail` call: the caller's signature must not change.
+    pub const MUSTTAIL: u32 = 1 << 1;
+    /// Its blocks' addresses are taken (`blockaddress`) or it uses `indirectbr`.
+    pub const BLOCK_ADDRESS: u32 = 1 << 2;
+    /// Contains `callbr` (asm goto).
+    pub const CALLBR: u32 = 1 << 3;
+    /// Uses funclet-based exception handling (catchswitch, catchpad, cleanuppad).
+    pub const EH_FUNCLETS: u32 = 1 << 4;
+    /// Contains `invoke`/`landingpad`.
+    pub const LANDING_PADS: u32 = 1 << 5;
+    /// Has a `swifterror` argument or alloca.
+    pub const SWIFTERROR: u32 = 1 << 6;
+    /// Has a garbage-collection strategy.
+    pub const GC: u32 = 1 << 7;
+    /// Has prefix or prologue data.
+    pub const PREFIX_PROLOGUE: u32 = 1 << 8;
+    /// Calls inline assembly.
+    pub const INLINE_ASM: u32 = 1 << 9;
+    /// Produces or consumes `token` values (other than through EH pads).
+    pub const TOKENS: u32 = 1 << 10;
+    /// Its body references itself other than by direct recursive calls.
+    pub const SELF_ADDRESS: u32 = 1 << 11;
+
+    const NAMES: [(u32, &str); 12] = [
+        (VARARGS, "variable arguments"),
+        (MUSTTAIL, "musttail call"),
+        (BLOCK_ADDRESS, "blockaddress/indirectbr"),
+        (CALLBR, "callbr (asm goto)"),
+        (EH_FUNCLETS, "funclet exception handling"),
+        (LANDING_PADS, "invoke/landingpad"),
+        (SWIFTERROR, "swifterror"),
+        (GC, "garbage-collection strategy"),
+        (PREFIX_PROLOGUE, "prefix/prologue data"),
+        (INLINE_ASM, "inline assembly"),
+        (TOKENS, "token values"),
+        (SELF_ADDRESS, "takes its own address"),
+    ];
+
+    /// Human-readable list of the traits in `set`.
+    pub fn describe(set: u32) -> String {
+        let parts: Vec<&str> =
+            NAMES.iter().filter(|(bit, _)| set & bit != 0).map(|(_, n)| *n).collect();
+        parts.join(", ")
+    }
+}
+
 /// A function lowered to plain data. Blocks are in layout order; block 0 is the entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FuncData {
@@ -271,9 +322,8 @@ pub struct FuncData {
     pub blocks: Vec<Block>,
     pub insts: Vec<Inst>,
     pub operands: Vec<Operand>,
-    /// Why the function may not take part in merging, if it may not (inline asm with side
-    /// effects on the stack, `musttail`, `blockaddress` users ...). Lowering still fills the body.
-    pub skip_reason: Option<String>,
+    /// Facts that restrict how the function may be merged (see [`traits`]).
+    pub traits: u32,
 }
 
 impl FuncData {

@@ -1,1 +1,35 @@
-pub fn placeholder() {}
+//! # fmerge-llvm: the only crate that talks to LLVM
+//!
+//! LLVM 22 through inkwell 0.11 (contexts, parsing, targets, pass pipelines), llvm-sys 221 (IR
+//! walking and surgery the safe wrappers need) and a small C++ shim (`shim/shim.cpp`) for what
+//! the C API lacks: TTI code-size costs, dso_local, attribute and body moves, phi block updates,
+//! dominance queries, flag intersection, module subsets.
+//!
+//! **Architecture invariant:** every `unsafe` block of fmerge is in this crate, each with a
+//! `SAFETY:` comment; everything exported is safe. The soundness rule that makes IR handles
+//! safe is stated in [`module`].
+//!
+//! - [`module`]: contexts and modules — read (`.bc`/`.ll`, producer check), link, verify,
+//!   clone, sweep, write.
+//! - [`value`]: IR handles and read access.
+//! - [`edit`]: building and rewiring IR.
+//! - [`lower`]: LLVM functions → `fmerge_core::ir` plain data.
+//! - [`target`]: targets, code generation, the `.text` size ruler.
+//! - [`cost`]: TTI code-size estimates.
+//! - [`output`]: writing results atomically.
+
+pub mod cost;
+pub mod edit;
+pub mod error;
+mod ffi;
+pub mod lower;
+pub mod module;
+pub mod output;
+pub mod target;
+pub mod value;
+
+pub use edit::Builder;
+pub use error::{LlvmError, Result};
+pub use module::{Llvm, Module};
+pub use target::{SizeReport, Target};
+pub use value::{Block, Type, Value};

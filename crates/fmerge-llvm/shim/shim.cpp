@@ -1,0 +1,262 @@
+// fmerge's C++ shim: the few LLVM 22 facilities the C API does not expose.
+//
+// Every function here is `extern "C"`, takes and returns C API handles, and is declared once in
+// `src/ffi.rs`. Keep it small: anything the C API can do belongs on the Rust side.
+
+#include "llvm-c/Core.h"
+#include "llvm-c/TargetMachine.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/IR/Attributes.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/GlobalValue.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <unordered_set>
+
+using namespace llvm;
+
+static TargetMachine *unwrapTM(LLVMTargetMachineRef TM) {
+  return reinterpret_cast<TargetMachine *>(TM);
+}
+
+extern "C" {
+
+// TTI code-size cost of every instruction of F, in layout order, written to `out` (capacity n).
+// Returns the sum, or -1 if some cost is invalid (the caller then treats F as unmeasurable).
+// One TTI object per call: building it is the expensive part.
+int64_t fm_function_codesize_costs(LLVMValueRef Fn, LLVMTargetMachineRef TM, int64_t *out,
+                                   size_t n) {
+  Function *F = unwrap<Function>(Fn);
+  TargetTransformInfo TTI = unwrapTM(TM)->getTargetTransformInfo(*F);
+  int64_t total = 0;
+  size_t k = 0;
+  bool invalid = false;
+  for (Instruction &I : instructions(*F)) {
+    InstructionCost C = TTI.getInstructionCost(&I, TargetTransformInfo::TCK_CodeSize);
+    int64_t v = 0;
+    if (C.isValid())
+      v = C.getValue();
+    else
+      invalid = true;
+    if (k < n && out)
+      out[k] = v;
+    ++k;
+    total += v;
+  }
+  return invalid ? -1 : total;
+}
+
+int fm_is_dso_local(LLVMValueRef GV) { return unwrap<GlobalValue>(GV)->isDSOLocal(); }
+
+void fm_set_dso_local(LLVMValueRef GV, int Local) {
+  unwrap<GlobalValue>(GV)->setDSOLocal(Local != 0);
+}
+
+// Whether a definition may be replaced at link or load time by another one (weak, linkonce,
+// extern_weak, common, or external without dso_local in a shared-library build).
+int fm_is_interposable(LLVMValueRef GV) { return unwrap<GlobalValue>(GV)->isInterposable(); }
+
+// Copies everything that describes a function but its body and name: attributes, calling
+// convention, GC, section, alignment, personality, prefix/prologue data, visibility ...
+void fm_copy_function_attrs(LLVMValueRef Dst, LLVMValueRef Src) {
+  unwrap<Function>(Dst)->copyAttributesFrom(unwrap<Function>(Src));
+}
+
+// Identity of a function's attribute list (attribute lists are uniqued per context).
+const void *fm_function_attr_list(LLVMValueRef Fn) {
+  return unwrap<Function>(Fn)->getAttributes().getRawPointer();
+}
+
+// Identity of a call site's attribute list.
+const void *fm_call_attr_list(LLVMValueRef Call) {
+  return unwrap<CallBase>(Call)->getAttributes().getRawPointer();
+}
+
+// Gives call site `Call` the attribute list of call site `From`.
+void fm_copy_call_attrs(LLVMValueRef Call, LLVMValueRef From) {
+  unwrap<CallBase>(Call)->setAttributes(unwrap<CallBase>(From)->getAttributes());
+}
+
+// Whether argument `ArgNo` of call site `Call` (or of its callee) carries `immarg`.
+int fm_call_arg_is_immarg(LLVMValueRef Call, unsigned ArgNo) {
+  CallBase *CB = unwrap<CallBase>(Call);
+  if (CB->paramHasAttr(ArgNo, Attribute::ImmArg))
+    return 1;
+  if (Function *F = CB->getCalledFunction())
+    return F->getAttributes().hasParamAttr(ArgNo, Attribute::ImmArg);
+  return 0;
+}
+
+// All poison-generating and fast-math flags of an instruction, as LLVM stores them.
+unsigned fm_raw_optional_flags(LLVMValueRef I) {
+  return unwrap<Instruction>(I)->getRawSubclassOptionalData();
+}
+
+// Keeps only the flags both instructions have (nsw, nuw, exact, inbounds, fast-math ...).
+void fm_and_ir_flags(LLVMValueRef Dst, LLVMValueRef Src) {
+  unwrap<Instruction>(Dst)->andIRFlags(unwrap(Src));
+}
+
+void fm_phi_set_incoming_block(LLVMValueRef Phi, unsigned Idx, LLVMBasicBlockRef BB) {
+  unwrap<PHINode>(Phi)->setIncomingBlock(Idx, unwrap(BB));
+}
+
+// True if the address of F is used other than as the callee of a direct call.
+int fm_has_address_taken(LLVMValueRef Fn) {
+  return unwrap<Function>(Fn)->hasAddressTaken(nullptr, /*IgnoreCallbackUses=*/false,
+                                                /*IgnoreAssumeLikeCalls=*/true,
+                                                /*IngoreLLVMUsed=*/false);
+}
+
+// A new module holding definitions of only the listed functions; every other global becomes a
+// declaration. Used to measure candidate functions by generating code for just them.
+LLVMModuleRef fm_clone_module_subset(LLVMModuleRef M, LLVMValueRef *Fns, size_t N) {
+  std::unordered_set<const GlobalValue *> Keep;
+  for (size_t i = 0; i < N; ++i)
+    Keep.insert(unwrap<GlobalValue>(Fns[i]));
+  ValueToValueMapTy VMap;
+  std::unique_ptr<Module> New = CloneModule(*unwrap(M), VMap, [&](const GlobalValue *GV) {
+    return Keep.count(GV) != 0 || !isa<Function>(GV);
+  });
+  return wrap(New.release());
+}
+
+// Verifies one function; on failure writes the message (NUL-terminated, truncated) to `msg`.
+int fm_verify_function(LLVMValueRef Fn, char *msg, size_t cap) {
+  std::string S;
+  raw_string_ostream OS(S);
+  bool Broken = verifyFunction(*unwrap<Function>(Fn), &OS);
+  OS.flush();
+  if (cap) {
+    size_t n = S.size() < cap - 1 ? S.size() : cap - 1;
+    std::memcpy(msg, S.data(), n);
+    msg[n] = 0;
+  }
+  return Broken ? 1 : 0;
+}
+
+// Removes a function's debug-info attachment and every debug location and record in it, so a
+// body built from two functions never claims to be either one in a debugger.
+void fm_strip_function_debug_info(LLVMValueRef Fn) {
+  Function *F = unwrap<Function>(Fn);
+  F->setSubprogram(nullptr);
+  for (Instruction &I : instructions(*F)) {
+    I.setDebugLoc(DebugLoc());
+    I.dropDbgRecords();
+  }
+}
+
+// Whether `Def` (an instruction or argument) dominates the use of operand `OpNo` of `User`
+// in function `Fn`. Builds a dominator tree; use `fm_dominance_*` below for many queries.
+void *fm_dominance_new(LLVMValueRef Fn) { return new DominatorTree(*unwrap<Function>(Fn)); }
+
+void fm_dominance_free(void *DT) { delete static_cast<DominatorTree *>(DT); }
+
+int fm_dominance_use_ok(void *DT, LLVMValueRef User, unsigned OpNo) {
+  Instruction *U = unwrap<Instruction>(User);
+  Use &Op = U->getOperandUse(OpNo);
+  auto *Def = dyn_cast<Instruction>(Op.get());
+  if (!Def)
+    return 1;
+  return static_cast<DominatorTree *>(DT)->dominates(Def, Op) ? 1 : 0;
+}
+
+int fm_block_reachable(void *DT, LLVMBasicBlockRef BB) {
+  return static_cast<DominatorTree *>(DT)->isReachableFromEntry(unwrap(BB)) ? 1 : 0;
+}
+
+// Demotes an instruction's value to a stack slot (loads before each use, a store after the
+// definition). Returns the alloca.
+LLVMValueRef fm_demote_to_stack(LLVMValueRef I) {
+  return wrap(DemoteRegToStack(*unwrap<Instruction>(I)));
+}
+
+// Promotes the given allocas (all in the entry block of one function) back to SSA values.
+// Returns the number promoted; allocas that are not promotable are left alone.
+unsigned fm_promote_allocas(LLVMValueRef Fn, LLVMValueRef *Allocas, size_t N) {
+  Function *F = unwrap<Function>(Fn);
+  std::vector<AllocaInst *> List;
+  for (size_t i = 0; i < N; ++i) {
+    auto *AI = unwrap<AllocaInst>(Allocas[i]);
+    if (isAllocaPromotable(AI))
+      List.push_back(AI);
+  }
+  if (List.empty())
+    return 0;
+  DominatorTree DT(*F);
+  PromoteMemToReg(List, DT);
+  return (unsigned)List.size();
+}
+
+} // extern "C"
+
+extern "C" {
+
+// Moves the body of `Src` into `Dst` (which must have no body): blocks, uses of `Src`'s
+// parameters (redirected to `Dst`'s first parameters) and the debug-info subprogram the moved
+// locations refer to. `Src` is left a declaration. Returns 0 (and moves nothing) if `Dst` has a
+// body or its leading parameter types differ from `Src`'s.
+int fm_move_body(LLVMValueRef Dst, LLVMValueRef Src) {
+  Function *D = unwrap<Function>(Dst);
+  Function *S = unwrap<Function>(Src);
+  if (!D->empty() || D->arg_size() < S->arg_size())
+    return 0;
+  for (unsigned i = 0; i < S->arg_size(); ++i)
+    if (S->getArg(i)->getType() != D->getArg(i)->getType())
+      return 0;
+  D->splice(D->end(), S);
+  for (unsigned i = 0; i < S->arg_size(); ++i)
+    S->getArg(i)->replaceAllUsesWith(D->getArg(i));
+  D->setSubprogram(S->getSubprogram());
+  S->setSubprogram(nullptr);
+  return 1;
+}
+
+// Copies the body of `Src` into `Dst` (which must have no body and `Src`'s parameter types as
+// its leading parameters), mapping parameters in order. Debug info is cloned with the body.
+// Returns 0 (and clones nothing) on a signature mismatch.
+int fm_clone_body_into(LLVMValueRef Dst, LLVMValueRef Src) {
+  Function *D = unwrap<Function>(Dst);
+  Function *S = unwrap<Function>(Src);
+  if (!D->empty() || D->arg_size() < S->arg_size() ||
+      D->getReturnType() != S->getReturnType())
+    return 0;
+  ValueToValueMapTy VMap;
+  for (unsigned i = 0; i < S->arg_size(); ++i) {
+    if (S->getArg(i)->getType() != D->getArg(i)->getType())
+      return 0;
+    VMap[S->getArg(i)] = D->getArg(i);
+  }
+  // CloneFunctionInto also copies Src's function attributes and maps parameter attributes
+  // through VMap, so Dst's extra parameters get none.
+  SmallVector<ReturnInst *, 8> Returns;
+  CloneFunctionInto(D, S, VMap,
+                    S->getSubprogram() ? CloneFunctionChangeType::LocalChangesOnly
+                                       : CloneFunctionChangeType::GlobalChanges,
+                    Returns);
+  return 1;
+}
+
+// Gives a call site the calling convention and the whole attribute list of function `Fn`
+// (what a thunk's call to the function it forwards to needs).
+void fm_call_like_function(LLVMValueRef Call, LLVMValueRef Fn) {
+  CallBase *CB = unwrap<CallBase>(Call);
+  Function *F = unwrap<Function>(Fn);
+  CB->setCallingConv(F->getCallingConv());
+  CB->setAttributes(F->getAttributes());
+}
+
+} // extern "C"

@@ -1,0 +1,28 @@
+//! Code-size estimates from LLVM's target cost model (TTI `TCK_CodeSize`), through the shim.
+//!
+//! TTI ranks whole functions well (93–94% of random pairs, `../shared/notes/cost-model-facts.md`)
+//! but not two things of nearly equal size; callers confirm close decisions by generating code.
+
+use crate::ffi;
+use crate::target::Target;
+use crate::value::Value;
+
+/// TTI code-size cost of every instruction of `f` in layout order, or `None` if TTI calls some
+/// instruction's cost invalid.
+pub fn instruction_costs(target: &Target, f: Value<'_>) -> Option<Vec<i64>> {
+    assert!(f.is_function());
+    let n: usize = f.blocks().iter().map(|b| b.instructions().len()).sum();
+    let mut out = vec![0i64; n];
+    // SAFETY: `f` is a live function, the target machine is alive, and `out` has room for
+    // every instruction of `f` (counted just above).
+    let total = unsafe { ffi::fm_function_codesize_costs(f.raw(), target.raw(), out.as_mut_ptr(), n) };
+    (total >= 0).then_some(out)
+}
+
+/// TTI code-size cost of the whole function.
+pub fn function_cost(target: &Target, f: Value<'_>) -> Option<i64> {
+    assert!(f.is_function());
+    // SAFETY: live function and target machine; no output buffer is written (n = 0).
+    let total = unsafe { ffi::fm_function_codesize_costs(f.raw(), target.raw(), std::ptr::null_mut(), 0) };
+    (total >= 0).then_some(total)
+}

@@ -1,0 +1,259 @@
+//! Building and rewiring IR: new blocks and instructions, function-level surgery.
+//!
+//! Nothing here destroys an LLVM object (see the soundness rule in [`crate::module`]); bodies
+//! are *moved* between functions, and functions meant to disappear are queued with
+//! `Module::defer_erase`.
+
+use crate::ffi;
+use crate::module::Module;
+use crate::value::{Block, Type, Value};
+use llvm_sys::core as c;
+use llvm_sys::prelude::LLVMBuilderRef;
+use llvm_sys::{LLVMIntPredicate, LLVMTailCallKind};
+use std::ffi::CString;
+use std::marker::PhantomData;
+
+const EMPTY: *const std::ffi::c_char = c"".as_ptr();
+
+/// An instruction builder positioned somewhere in one module.
+pub struct Builder<'m> {
+    raw: LLVMBuilderRef,
+    _m: PhantomData<&'m ()>,
+}
+
+impl Drop for Builder<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the builder was created by `Builder::new` and is disposed exactly once.
+        unsafe { c::LLVMDisposeBuilder(self.raw) }
+    }
+}
+
+impl<'m> Builder<'m> {
+    pub fn new(module: &'m Module<'_>) -> Builder<'m> {
+        // SAFETY: the module's context outlives the builder (lifetime `'m`).
+        let raw = unsafe { c::LLVMCreateBuilderInContext(c::LLVMGetModuleContext(module.raw())) };
+        Builder { raw, _m: PhantomData }
+    }
+
+    pub fn position_at_end(&self, b: Block<'m>) {
+        // SAFETY: live block of this module.
+        unsafe { c::LLVMPositionBuilderAtEnd(self.raw, b.raw()) }
+    }
+
+    pub fn position_before(&self, i: Value<'m>) {
+        assert!(i.is_instruction());
+        // SAFETY: live instruction of this module (checked).
+        unsafe { c::LLVMPositionBuilderBefore(self.raw, i.raw()) }
+    }
+
+    fn done(v: llvm_sys::prelude::LLVMValueRef) -> Value<'m> {
+        Value::from_raw(v).expect("LLVM builders always return the new instruction")
+    }
+
+    pub fn ret(&self, v: Option<Value<'m>>) -> Value<'m> {
+        // SAFETY: positioned builder; `v` is a live value of this module.
+        Self::done(unsafe {
+            match v {
+                Some(v) => c::LLVMBuildRet(self.raw, v.raw()),
+                None => c::LLVMBuildRetVoid(self.raw),
+            }
+        })
+    }
+
+    pub fn br(&self, dest: Block<'m>) -> Value<'m> {
+        // SAFETY: positioned builder; live block of this module.
+        Self::done(unsafe { c::LLVMBuildBr(self.raw, dest.raw()) })
+    }
+
+    pub fn cond_br(&self, cond: Value<'m>, then: Block<'m>, els: Block<'m>) -> Value<'m> {
+        assert_eq!(cond.ty().int_width(), 1, "branch condition must be i1");
+        // SAFETY: positioned builder; live values of this module; i1 condition (checked).
+        Self::done(unsafe { c::LLVMBuildCondBr(self.raw, cond.raw(), then.raw(), els.raw()) })
+    }
+
+    pub fn unreachable(&self) -> Value<'m> {
+        // SAFETY: positioned builder.
+        Self::done(unsafe { c::LLVMBuildUnreachable(self.raw) })
+    }
+
+    pub fn select(&self, cond: Value<'m>, a: Value<'m>, b: Value<'m>) -> Value<'m> {
+        assert_eq!(a.ty(), b.ty(), "select arms of different types");
+        // SAFETY: positioned builder; live values, equal arm types (checked).
+        Self::done(unsafe { c::LLVMBuildSelect(self.raw, cond.raw(), a.raw(), b.raw(), EMPTY) })
+    }
+
+    pub fn icmp_eq(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
+        assert_eq!(a.ty(), b.ty());
+        // SAFETY: positioned builder; live values of one type (checked).
+        Self::done(unsafe {
+            c::LLVMBuildICmp(self.raw, LLVMIntPredicate::LLVMIntEQ, a.raw(), b.raw(), EMPTY)
+        })
+    }
+
+    pub fn xor(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
+        assert_eq!(a.ty(), b.ty());
+        // SAFETY: positioned builder; live integer values of one type (checked).
+        Self::done(unsafe { c::LLVMBuildXor(self.raw, a.raw(), b.raw(), EMPTY) })
+    }
+
+    pub fn phi(&self, ty: Type<'m>) -> Value<'m> {
+        // SAFETY: positioned builder; live type.
+        Self::done(unsafe { c::LLVMBuildPhi(self.raw, ty.raw(), EMPTY) })
+    }
+
+    pub fn alloca(&self, ty: Type<'m>) -> Value<'m> {
+        // SAFETY: positioned builder; live type.
+        Self::done(unsafe { c::LLVMBuildAlloca(self.raw, ty.raw(), EMPTY) })
+    }
+
+    pub fn load(&self, ty: Type<'m>, ptr: Value<'m>) -> Value<'m> {
+        // SAFETY: positioned builder; live values.
+        Self::done(unsafe { c::LLVMBuildLoad2(self.raw, ty.raw(), ptr.raw(), EMPTY) })
+    }
+
+    pub fn store(&self, v: Value<'m>, ptr: Value<'m>) -> Value<'m> {
+        // SAFETY: positioned builder; live values.
+        Self::done(unsafe { c::LLVMBuildStore(self.raw, v.raw(), ptr.raw()) })
+    }
+
+    /// A call of `callee` (of function type `fn_ty`) with `args`.
+    pub fn call(&self, fn_ty: Type<'m>, callee: Value<'m>, args: &[Value<'m>]) -> Value<'m> {
+        let params = fn_ty.param_types();
+        assert!(
+            args.len() == params.len() || (fn_ty.is_vararg() && args.len() >= params.len()),
+            "call with {} arguments to a function type with {} parameters",
+            args.len(),
+            params.len()
+        );
+        for (a, p) in args.iter().zip(&params) {
+            assert_eq!(a.ty(), *p, "call argument of the wrong type");
+        }
+        let mut raw: Vec<_> = args.iter().map(|a| a.raw()).collect();
+        // SAFETY: positioned builder; argument count and types checked against the type.
+        Self::done(unsafe {
+            c::LLVMBuildCall2(self.raw, fn_ty.raw(), callee.raw(), raw.as_mut_ptr(), raw.len() as u32, EMPTY)
+        })
+    }
+
+    /// Inserts an instruction that is not in any block yet (e.g. a fresh clone) here.
+    pub fn insert(&self, inst: Value<'m>) {
+        assert!(inst.is_instruction() && inst.parent_block().is_none(), "insert of a placed instruction");
+        // SAFETY: positioned builder; a live instruction without parent (checked).
+        unsafe { c::LLVMInsertIntoBuilder(self.raw, inst.raw()) }
+    }
+}
+
+impl<'m> Value<'m> {
+    /// Appends a new empty block to this function.
+    pub fn append_block(self, name: &str) -> Block<'m> {
+        assert!(self.is_function());
+        let n = CString::new(name).expect("block name without NUL");
+        // SAFETY: live function (checked); the context is the function's.
+        Block::from_raw(unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.raw()));
+            c::LLVMAppendBasicBlockInContext(ctx, self.raw(), n.as_ptr())
+        })
+        .expect("LLVM always returns the new block")
+    }
+
+    /// A copy of this instruction, in no block yet, with the same operands (debug records are
+    /// not copied).
+    pub fn clone_instruction(self) -> Value<'m> {
+        assert!(self.is_instruction());
+        // SAFETY: live instruction (checked); the clone is owned by the caller's module once
+        // inserted with `Builder::insert`.
+        Value::from_raw(unsafe { c::LLVMInstructionClone(self.raw()) }).expect("clone")
+    }
+
+    /// Sets a branch/switch/invoke target operand to a block.
+    pub fn set_block_operand(self, k: u32, b: Block<'m>) {
+        assert!(k < self.num_operands());
+        // SAFETY: `k` in range (checked); the block belongs to this module.
+        unsafe { c::LLVMSetOperand(self.raw(), k, c::LLVMBasicBlockAsValue(b.raw())) }
+    }
+
+    pub fn phi_add_incoming(self, v: Value<'m>, b: Block<'m>) {
+        assert_eq!(self.opcode(), Some(fmerge_core::ir::opcode::PHI));
+        assert_eq!(self.ty(), v.ty(), "phi incoming of the wrong type");
+        let mut vs = [v.raw()];
+        let mut bs = [b.raw()];
+        // SAFETY: checked to be a phi and the value's type; one incoming pair.
+        unsafe { c::LLVMAddIncoming(self.raw(), vs.as_mut_ptr(), bs.as_mut_ptr(), 1) }
+    }
+
+    pub fn phi_set_incoming_block(self, k: u32, b: Block<'m>) {
+        assert_eq!(self.opcode(), Some(fmerge_core::ir::opcode::PHI));
+        // SAFETY: checked to be a phi; index range checked by the count below.
+        unsafe {
+            assert!(k < c::LLVMCountIncoming(self.raw()));
+            ffi::fm_phi_set_incoming_block(self.raw(), k, b.raw())
+        }
+    }
+
+    /// Keeps only the poison/fast-math flags that `other` has too.
+    pub fn and_ir_flags(self, other: Value<'m>) {
+        assert!(self.is_instruction() && other.is_instruction());
+        assert_eq!(self.opcode(), other.opcode());
+        // SAFETY: two live instructions of one opcode (checked).
+        unsafe { ffi::fm_and_ir_flags(self.raw(), other.raw()) }
+    }
+
+    pub fn set_tail_call_kind(self, kind: LLVMTailCallKind) {
+        assert_eq!(self.opcode(), Some(fmerge_core::ir::opcode::CALL));
+        // SAFETY: checked to be a call.
+        unsafe { c::LLVMSetTailCallKind(self.raw(), kind) }
+    }
+
+    /// Gives a call site the calling convention and attribute list of function `f`.
+    pub fn set_call_like_function(self, f: Value<'m>) {
+        assert!(matches!(
+            self.opcode(),
+            Some(fmerge_core::ir::opcode::CALL | fmerge_core::ir::opcode::INVOKE)
+        ));
+        assert!(f.is_function());
+        // SAFETY: a live call site and a live function (checked).
+        unsafe { ffi::fm_call_like_function(self.raw(), f.raw()) }
+    }
+
+    /// Copies attributes, calling convention, GC, section, alignment and personality of `src`
+    /// onto this function (not its name, linkage or body).
+    pub fn copy_function_attrs_from(self, src: Value<'m>) {
+        assert!(self.is_function() && src.is_function());
+        // SAFETY: two live functions (checked).
+        unsafe { ffi::fm_copy_function_attrs(self.raw(), src.raw()) }
+    }
+
+    /// Moves this function's body into `dst`, which must have no body and this function's
+    /// parameter types as its leading parameters; uses of the parameters and the debug-info
+    /// subprogram move along. This function becomes a declaration. Returns false (and changes
+    /// nothing) on a signature mismatch.
+    pub fn move_body_to(self, dst: Value<'m>) -> bool {
+        assert!(self.is_function() && dst.is_function() && self != dst);
+        // SAFETY: two distinct live functions of one module (checked); blocks are moved, not
+        // destroyed, so no handle dangles. The shim checks the signatures.
+        unsafe { ffi::fm_move_body(dst.raw(), self.raw()) != 0 }
+    }
+
+    /// Copies this function's body into `dst` (no body yet; this function's parameter types
+    /// first, same return type). Returns false (and changes nothing) on a mismatch.
+    pub fn clone_body_into(self, dst: Value<'m>) -> bool {
+        assert!(self.is_function() && dst.is_function() && self != dst);
+        // SAFETY: two distinct live functions of one module (checked); the shim checks the
+        // signatures before cloning.
+        unsafe { ffi::fm_clone_body_into(dst.raw(), self.raw()) != 0 }
+    }
+
+    /// Drops the debug-info attachment and all debug locations of a function.
+    pub fn strip_debug_info(self) {
+        assert!(self.is_function());
+        // SAFETY: live function (checked); only metadata attachments are dropped.
+        unsafe { ffi::fm_strip_function_debug_info(self.raw()) }
+    }
+
+    /// Sets (or clears) the function's personality.
+    pub fn set_personality(self, p: Option<Value<'m>>) {
+        assert!(self.is_function());
+        // SAFETY: live function (checked), live constant personality.
+        unsafe { c::LLVMSetPersonalityFn(self.raw(), p.map_or(std::ptr::null_mut(), |v| v.raw())) }
+    }
+}

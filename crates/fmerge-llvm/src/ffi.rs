@@ -1,0 +1,41 @@
+//! Declarations of the C++ shim (`shim/shim.cpp`). Nothing outside this crate sees them.
+//!
+//! Each function takes C API handles; the safe wrappers in the other modules uphold the
+//! invariants stated there (live objects of the right kind).
+
+use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef, LLVMValueRef};
+use llvm_sys::target_machine::LLVMTargetMachineRef;
+use std::ffi::c_void;
+
+unsafe extern "C" {
+    pub fn fm_function_codesize_costs(
+        f: LLVMValueRef,
+        tm: LLVMTargetMachineRef,
+        out: *mut i64,
+        n: usize,
+    ) -> i64;
+    pub fn fm_is_dso_local(gv: LLVMValueRef) -> i32;
+    pub fn fm_set_dso_local(gv: LLVMValueRef, local: i32);
+    pub fn fm_is_interposable(gv: LLVMValueRef) -> i32;
+    pub fn fm_copy_function_attrs(dst: LLVMValueRef, src: LLVMValueRef);
+    pub fn fm_function_attr_list(f: LLVMValueRef) -> *const c_void;
+    pub fn fm_call_attr_list(call: LLVMValueRef) -> *const c_void;
+    pub fn fm_copy_call_attrs(call: LLVMValueRef, from: LLVMValueRef);
+    pub fn fm_call_arg_is_immarg(call: LLVMValueRef, arg: u32) -> i32;
+    pub fn fm_raw_optional_flags(i: LLVMValueRef) -> u32;
+    pub fn fm_and_ir_flags(dst: LLVMValueRef, src: LLVMValueRef);
+    pub fn fm_phi_set_incoming_block(phi: LLVMValueRef, idx: u32, bb: LLVMBasicBlockRef);
+    pub fn fm_has_address_taken(f: LLVMValueRef) -> i32;
+    pub fn fm_clone_module_subset(m: LLVMModuleRef, fns: *const LLVMValueRef, n: usize) -> LLVMModuleRef;
+    pub fn fm_verify_function(f: LLVMValueRef, msg: *mut u8, cap: usize) -> i32;
+    pub fn fm_strip_function_debug_info(f: LLVMValueRef);
+    pub fn fm_dominance_new(f: LLVMValueRef) -> *mut c_void;
+    pub fn fm_dominance_free(dt: *mut c_void);
+    pub fn fm_dominance_use_ok(dt: *mut c_void, user: LLVMValueRef, op: u32) -> i32;
+    pub fn fm_block_reachable(dt: *mut c_void, bb: LLVMBasicBlockRef) -> i32;
+    pub fn fm_demote_to_stack(i: LLVMValueRef) -> LLVMValueRef;
+    pub fn fm_move_body(dst: LLVMValueRef, src: LLVMValueRef) -> i32;
+    pub fn fm_clone_body_into(dst: LLVMValueRef, src: LLVMValueRef) -> i32;
+    pub fn fm_call_like_function(call: LLVMValueRef, f: LLVMValueRef);
+    pub fn fm_promote_allocas(f: LLVMValueRef, allocas: *const LLVMValueRef, n: usize) -> u32;
+}

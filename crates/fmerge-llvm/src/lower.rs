@@ -1,0 +1,562 @@
+//! Lowering: LLVM functions → `fmerge_core::ir` plain data.
+//!
+//! The [`Lowerer`] walks functions through the handles of this crate and interns types,
+//! constants, instruction "states" and opaque operands per module (see `fmerge_core::ir` for
+//! what exact ids and stable hashes are). It also remembers, for every lowered function, which
+//! LLVM value each instruction and block index stands for, so transformations can map plain-data
+//! decisions back to IR.
+//!
+//! What goes into an instruction's state (must be equal for two instructions to be one
+//! operation): the called function type, calling convention, tail-call kind and attribute list
+//! of calls, operand bundle tags; compare predicates; allocated type and alignment of allocas;
+//! volatility, alignment, ordering and sync scope of memory operations; GEP source element type;
+//! aggregate indices; shuffle masks; atomic operations; landing pad cleanup flag.
+//!
+//! What deliberately stays *out*: poison-generating and fast-math flags, and metadata
+//! attachments. LLVM guarantees both can be dropped without changing meaning, so merging keeps
+//! their intersection (see `fmerge-passes`) instead of refusing the merge.
+
+use crate::module::Module;
+use crate::value::{Block, Type, Value};
+use fmerge_core::hash::StableHasher;
+use fmerge_core::ir::{
+    self, ConstId, ConstInfo, ConstRole, FuncData, Inst, ModuleTables, Operand,
+    StateId, StateInfo, TypeId, TypeInfo, TypeKind, opcode, traits,
+};
+use std::collections::HashMap;
+
+/// The LLVM values behind one lowered function.
+#[derive(Clone, Debug)]
+pub struct FuncHandles<'m> {
+    pub function: Value<'m>,
+    pub insts: Vec<Value<'m>>,
+    pub blocks: Vec<Block<'m>>,
+}
+
+/// Interns module-wide entities and lowers functions.
+pub struct Lowerer<'m> {
+    tables: ModuleTables,
+    types: HashMap<Type<'m>, TypeId>,
+    consts: HashMap<Value<'m>, ConstId>,
+    const_values: Vec<Value<'m>>,
+    states: HashMap<Vec<u64>, StateId>,
+    opaque: HashMap<usize, u32>,
+}
+
+impl<'m> Lowerer<'m> {
+    pub fn new(module: &'m Module<'_>) -> Lowerer<'m> {
+        let mut l = Lowerer {
+            tables: ModuleTables::default(),
+            types: HashMap::new(),
+            consts: HashMap::new(),
+            const_values: Vec::new(),
+            states: HashMap::new(),
+            opaque: HashMap::new(),
+        };
+        l.tables.ptr_type = l.type_id(module.ptr_type());
+        l
+    }
+
+    pub fn tables(&self) -> &ModuleTables {
+        &self.tables
+    }
+
+    /// The LLVM constant behind a [`ConstId`].
+    pub fn const_value(&self, id: ConstId) -> Value<'m> {
+        self.const_values[id.0 as usize]
+    }
+
+    pub fn type_id(&mut self, t: Type<'m>) -> TypeId {
+        if let Some(&id) = self.types.get(&t) {
+            return id;
+        }
+        let info = TypeInfo { stable_hash: type_hash(t), kind: t.kind(), int_bits: t.int_width() };
+        let id = TypeId(self.tables.types.len() as u32);
+        self.tables.types.push(info);
+        self.types.insert(t, id);
+        id
+    }
+
+    fn const_id(&mut self, v: Value<'m>) -> ConstId {
+        if let Some(&id) = self.consts.get(&v) {
+            return id;
+        }
+        let ty = self.type_id(v.ty());
+        let (stable_hash, global_name) = if v.is_global_value() {
+            let name = v.name();
+            (StableHasher::with_seed(0x676c6f62).str(&name).finish(), name)
+        } else {
+            // Constants that are not globals print as self-contained text (`i32 7`,
+            // `getelementptr (i8, ptr @g, i64 4)`), which names globals, never addresses.
+            (StableHasher::with_seed(0x636f6e73).str(&v.print()).finish(), String::new())
+        };
+        let id = ConstId(self.tables.consts.len() as u32);
+        self.tables.consts.push(ConstInfo { stable_hash, ty, global_name });
+        self.consts.insert(v, id);
+        self.const_values.push(v);
+        id
+    }
+
+    fn opaque_id(&mut self, identity: usize) -> u32 {
+        let next = self.opaque.len() as u32;
+        *self.opaque.entry(identity).or_insert(next)
+    }
+
+    fn state_id(&mut self, s: StateWords) -> StateId {
+        if let Some(&id) = self.states.get(&s.exact) {
+            return id;
+        }
+        let id = StateId(self.tables.states.len() as u32);
+        self.tables.states.push(StateInfo { stable_hash: s.stable.finish() });
+        self.states.insert(s.exact, id);
+        id
+    }
+
+    /// Lowers one function definition.
+    pub fn lower(&mut self, f: Value<'m>) -> (FuncData, FuncHandles<'m>) {
+        assert!(f.is_function() && !f.is_declaration(), "lowering a declaration");
+        let blocks = f.blocks();
+        let block_index: HashMap<Block<'m>, u32> =
+            blocks.iter().enumerate().map(|(k, &b)| (b, k as u32)).collect();
+        let mut insts = Vec::new();
+        let mut ranges = Vec::with_capacity(blocks.len());
+        for &b in &blocks {
+            let start = insts.len() as u32;
+            insts.extend(b.instructions());
+            ranges.push(start..insts.len() as u32);
+        }
+        let inst_index: HashMap<Value<'m>, u32> =
+            insts.iter().enumerate().map(|(k, &i)| (i, k as u32)).collect();
+        let params = f.params();
+        let param_index: HashMap<Value<'m>, u32> =
+            params.iter().enumerate().map(|(k, &p)| (p, k as u32)).collect();
+
+        let fn_ty = f.global_value_type();
+        let mut data = FuncData {
+            name: f.name(),
+            ty: self.type_id(fn_ty),
+            header: StateId(0),
+            arg_types: params.iter().map(|p| self.type_id(p.ty())).collect(),
+            ret_type: self.type_id(fn_ty.return_type()),
+            blocks: Vec::with_capacity(blocks.len()),
+            insts: Vec::with_capacity(insts.len()),
+            operands: Vec::new(),
+            traits: 0,
+        };
+        data.header = self.header_state(f, &mut data.traits);
+
+        let ctx = LocalIds { f, inst_index: &inst_index, block_index: &block_index, param_index: &param_index };
+        for &i in &insts {
+            let inst = self.lower_inst(i, &ctx, &mut data);
+            data.insts.push(inst);
+        }
+        for (k, &b) in blocks.iter().enumerate() {
+            let succs = b
+                .terminator()
+                .map(|t| t.successors().iter().map(|s| block_index[s]).collect())
+                .unwrap_or_default();
+            let first = b.first_instruction().and_then(|i| i.opcode());
+            let is_eh_pad = matches!(
+                first,
+                Some(opcode::LANDING_PAD | opcode::CATCH_PAD | opcode::CLEANUP_PAD | opcode::CATCH_SWITCH)
+            );
+            data.blocks.push(ir::Block { insts: ranges[k].clone(), succs, is_eh_pad });
+        }
+        (data, FuncHandles { function: f, insts, blocks })
+    }
+
+    fn header_state(&mut self, f: Value<'m>, tr: &mut u32) -> StateId {
+        let mut s = StateWords::new(0x68656164);
+        let fn_ty = f.global_value_type();
+        s.ty(self, fn_ty);
+        let attrs = self.opaque_id(f.attr_list_identity());
+        s.word(u64::from(attrs), u64::from(attrs)).same(u64::from(f.call_conv()));
+        if let Some(gc) = f.gc() {
+            *tr |= traits::GC;
+            s.same(fmerge_core::hash::hash_bytes(gc.as_bytes()));
+        }
+        if let Some(sec) = f.section() {
+            s.same(fmerge_core::hash::hash_bytes(sec.as_bytes()));
+        }
+        if let Some(p) = f.personality() {
+            let id = self.const_id(p);
+            s.word(u64::from(id.0) | 1 << 40, self.tables.consts[id.0 as usize].stable_hash);
+        }
+        if f.has_prefix_or_prologue() {
+            *tr |= traits::PREFIX_PROLOGUE;
+        }
+        if fn_ty.is_vararg() {
+            *tr |= traits::VARARGS;
+        }
+        self.state_id(s)
+    }
+
+    fn lower_inst(&mut self, i: Value<'m>, cx: &LocalIds<'_, 'm>, data: &mut FuncData) -> Inst {
+        let op = i.opcode().expect("instruction");
+        let ty = i.ty();
+        let mut s = StateWords::new(u64::from(op));
+        let start = data.operands.len() as u32;
+        let n = i.num_operands();
+        match op {
+            opcode::ICMP => {
+                s.same(u64::from(i.icmp_predicate()));
+            }
+            opcode::FCMP => {
+                s.same(u64::from(i.fcmp_predicate()));
+            }
+            opcode::ALLOCA => {
+                s.ty(self, i.allocated_type());
+                s.same(u64::from(i.alignment()));
+            }
+            opcode::LOAD | opcode::STORE => {
+                s.same(u64::from(i.is_volatile())).same(u64::from(i.alignment()));
+                s.same(u64::from(i.ordering()));
+                if i.ordering() != 0 {
+                    s.same(u64::from(i.sync_scope()));
+                }
+            }
+            opcode::GEP => {
+                s.ty(self, i.gep_source_type());
+            }
+            opcode::EXTRACT_VALUE | opcode::INSERT_VALUE => {
+                for k in i.aggregate_indices() {
+                    s.same(u64::from(k));
+                }
+            }
+            opcode::SHUFFLE_VECTOR => {
+                for m in i.shuffle_mask() {
+                    s.same(m as u32 as u64);
+                }
+            }
+            opcode::FENCE => {
+                s.same(u64::from(i.ordering())).same(u64::from(i.sync_scope()));
+            }
+            opcode::ATOMIC_RMW => {
+                s.same(u64::from(i.atomic_rmw_op())).same(u64::from(i.ordering()));
+                s.same(u64::from(i.is_volatile())).same(u64::from(i.alignment()));
+                s.same(u64::from(i.sync_scope()));
+            }
+            opcode::ATOMIC_CMPXCHG => {
+                let (ok, fail, weak) = i.cmpxchg_orderings();
+                s.same(u64::from(ok)).same(u64::from(fail)).same(u64::from(weak));
+                s.same(u64::from(i.is_volatile())).same(u64::from(i.alignment()));
+                s.same(u64::from(i.sync_scope()));
+            }
+            opcode::LANDING_PAD => {
+                data.traits |= traits::LANDING_PADS;
+                s.same(u64::from(i.landingpad_is_cleanup()));
+            }
+            opcode::INVOKE => data.traits |= traits::LANDING_PADS,
+            opcode::CALL_BR => data.traits |= traits::CALLBR,
+            opcode::INDIRECT_BR => data.traits |= traits::BLOCK_ADDRESS,
+            opcode::CATCH_SWITCH | opcode::CATCH_PAD | opcode::CLEANUP_PAD | opcode::CATCH_RET
+            | opcode::CLEANUP_RET => data.traits |= traits::EH_FUNCLETS,
+            _ => {}
+        }
+        let is_call = matches!(op, opcode::CALL | opcode::INVOKE | opcode::CALL_BR);
+        let mut call = None;
+        if is_call {
+            let callee = i.called_value();
+            let intrinsic = callee.map_or(0, |c| c.intrinsic_id());
+            let asm = callee.is_some_and(|c| c.is_inline_asm());
+            if asm {
+                data.traits |= traits::INLINE_ASM;
+            }
+            s.ty(self, i.called_function_type());
+            s.same(u64::from(i.instruction_call_conv()));
+            let attrs = self.opaque_id(i.call_attr_list_identity());
+            s.word(u64::from(attrs), 0);
+            if op == opcode::CALL {
+                let kind = i.tail_call_kind();
+                s.same(u64::from(kind));
+                if kind == llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail as u32 {
+                    data.traits |= traits::MUSTTAIL;
+                }
+            }
+            let bundles = i.operand_bundles();
+            for (tag, args) in &bundles {
+                s.same(fmerge_core::hash::hash_bytes(tag.as_bytes())).same(u64::from(*args));
+            }
+            call = Some(CallShape {
+                args: i.num_arg_operands(),
+                callee_index: n.saturating_sub(1),
+                intrinsic,
+                asm,
+            });
+        }
+        // GEP: which indices select struct fields (those must stay constants).
+        let gep_fixed = if op == opcode::GEP { gep_struct_indices(i) } else { Vec::new() };
+
+        let phi = op == opcode::PHI;
+        if phi {
+            for (v, _) in i.phi_incoming() {
+                let o = self.lower_operand(v, ConstRole::Value, cx, data);
+                data.operands.push(o);
+            }
+            for (_, b) in i.phi_incoming() {
+                data.operands.push(Operand::Block(cx.block_index[&b]));
+            }
+        } else {
+            for k in 0..n {
+                let Some(v) = i.operand(k) else {
+                    data.operands.push(Operand::Opaque(u32::MAX));
+                    continue;
+                };
+                let role = operand_role(op, k, call.as_ref(), &gep_fixed, i);
+                let o = self.lower_operand(v, role, cx, data);
+                data.operands.push(o);
+            }
+        }
+        if ty.kind() == TypeKind::Token && !matches!(op, opcode::CATCH_PAD | opcode::CLEANUP_PAD | opcode::CATCH_SWITCH) {
+            data.traits |= traits::TOKENS;
+        }
+        let ty_id = self.type_id(ty);
+        Inst { opcode: op, ty: ty_id, state: self.state_id(s), ops: start..data.operands.len() as u32 }
+    }
+
+    fn lower_operand(
+        &mut self,
+        v: Value<'m>,
+        role: ConstRole,
+        cx: &LocalIds<'_, 'm>,
+        data: &mut FuncData,
+    ) -> Operand {
+        if let Some(b) = v.as_block() {
+            return cx.block_index.get(&b).map_or(Operand::Opaque(u32::MAX), |&k| Operand::Block(k));
+        }
+        if let Some(&k) = cx.inst_index.get(&v) {
+            return Operand::Inst(k);
+        }
+        if let Some(&k) = cx.param_index.get(&v) {
+            return Operand::Arg(k);
+        }
+        if v == cx.f {
+            return Operand::SelfRef;
+        }
+        if v.is_metadata() || v.is_inline_asm() {
+            return Operand::Opaque(self.opaque_id(v.identity()));
+        }
+        if v.is_constant() {
+            if v.is_block_address() {
+                data.traits |= traits::BLOCK_ADDRESS;
+            }
+            if contains_function(v, cx.f) {
+                data.traits |= traits::SELF_ADDRESS;
+            }
+            let role = if v.ty().kind() == TypeKind::Token || v.is_block_address() {
+                ConstRole::Fixed
+            } else {
+                role
+            };
+            return Operand::Const { id: self.const_id(v), role };
+        }
+        // Anything else (a value of another function) cannot be compared: make it unique.
+        Operand::Opaque(self.opaque_id(v.identity()))
+    }
+}
+
+/// What lowering needs to know about a call site.
+struct CallShape {
+    args: u32,
+    callee_index: u32,
+    intrinsic: u32,
+    asm: bool,
+}
+
+fn operand_role(op: u32, k: u32, call: Option<&CallShape>, gep_fixed: &[bool], i: Value<'_>) -> ConstRole {
+    match op {
+        opcode::CALL | opcode::INVOKE | opcode::CALL_BR => {
+            let c = call.expect("call shape for calls");
+            if c.asm {
+                return ConstRole::Fixed;
+            }
+            if k == c.callee_index {
+                return if c.intrinsic != 0 { ConstRole::Fixed } else { ConstRole::Param };
+            }
+            if k >= c.args {
+                // Operand bundle arguments and invoke destinations.
+                return ConstRole::Fixed;
+            }
+            if i.call_arg_is_immarg(k) {
+                return ConstRole::Fixed;
+            }
+            if c.intrinsic != 0 { ConstRole::Value } else { ConstRole::Param }
+        }
+        opcode::LOAD | opcode::STORE => ConstRole::Param,
+        opcode::GEP => {
+            if gep_fixed.get(k as usize).copied().unwrap_or(false) {
+                ConstRole::Fixed
+            } else {
+                ConstRole::Value
+            }
+        }
+        // Case values of a switch: operands 2, 4, 6 ...
+        opcode::SWITCH if k >= 2 && k % 2 == 0 => ConstRole::Fixed,
+        opcode::ALLOCA | opcode::LANDING_PAD => ConstRole::Fixed,
+        _ => ConstRole::Value,
+    }
+}
+
+/// For each GEP operand, whether it indexes into a struct (and so must stay a constant).
+fn gep_struct_indices(i: Value<'_>) -> Vec<bool> {
+    let n = i.num_operands() as usize;
+    let mut fixed = vec![false; n];
+    // Operand 0 is the base, operand 1 steps over the pointer; from operand 2 on each index
+    // selects inside the type reached so far.
+    let mut cur = Some(i.gep_source_type());
+    for (k, slot) in fixed.iter_mut().enumerate().skip(2) {
+        let Some(t) = cur else { break };
+        match t.kind() {
+            TypeKind::Struct => {
+                *slot = true;
+                let idx = i.operand(k as u32).and_then(|v| v.const_int_value());
+                cur = idx.and_then(|x| t.element_types().get(x as usize).copied());
+            }
+            TypeKind::Array | TypeKind::Vector => cur = t.element_types().first().copied(),
+            _ => cur = None,
+        }
+    }
+    fixed
+}
+
+/// Does constant `v` mention function `f` (e.g. `ptrtoint (ptr @f to i64)`)?
+fn contains_function(v: Value<'_>, f: Value<'_>) -> bool {
+    if v == f {
+        return true;
+    }
+    if v.is_global_value() {
+        return false;
+    }
+    (0..v.num_operands()).filter_map(|k| v.operand(k)).any(|o| contains_function(o, f))
+}
+
+struct LocalIds<'a, 'm> {
+    f: Value<'m>,
+    inst_index: &'a HashMap<Value<'m>, u32>,
+    block_index: &'a HashMap<Block<'m>, u32>,
+    param_index: &'a HashMap<Value<'m>, u32>,
+}
+
+/// The exact words of a state, and a stable hash built alongside from stable parts only.
+struct StateWords {
+    exact: Vec<u64>,
+    stable: StableHasher,
+}
+
+impl StateWords {
+    fn new(seed: u64) -> Self {
+        StateWords { exact: vec![seed], stable: StableHasher::with_seed(seed) }
+    }
+    /// A word that is its own stable form.
+    fn same(&mut self, w: u64) -> &mut Self {
+        self.word(w, w)
+    }
+    fn word(&mut self, exact: u64, stable: u64) -> &mut Self {
+        self.exact.push(exact);
+        self.stable.word(stable);
+        self
+    }
+    fn ty<'m>(&mut self, l: &mut Lowerer<'m>, t: Type<'m>) -> &mut Self {
+        let id = l.type_id(t);
+        let h = l.tables.types[id.0 as usize].stable_hash;
+        self.word(u64::from(id.0) | 1 << 41, h)
+    }
+}
+
+/// Stable structural hash of a type: kind, widths, element types; struct names are hashed by
+/// name (with the `.N` suffix LLVM adds on name clashes removed) plus their body.
+pub fn type_hash(t: Type<'_>) -> u64 {
+    let mut h = StableHasher::with_seed(0x74797065);
+    hash_type_into(t, &mut h, 0);
+    h.finish()
+}
+
+fn hash_type_into(t: Type<'_>, h: &mut StableHasher, depth: u32) {
+    h.word(u64::from(t.raw_kind()));
+    match t.kind() {
+        TypeKind::Int => {
+            h.word(u64::from(t.int_width()));
+        }
+        TypeKind::Pointer => {
+            h.word(u64::from(t.pointer_address_space()));
+        }
+        TypeKind::Array | TypeKind::Vector => {
+            h.word(t.length());
+            if let Some(e) = t.element_types().first() {
+                hash_type_into(*e, h, depth + 1);
+            }
+        }
+        TypeKind::Struct => {
+            if let Some(name) = t.struct_name() {
+                h.str(strip_numeric_suffix(&name));
+            }
+            h.word(u64::from(t.is_packed_struct())).word(u64::from(t.is_opaque_struct()));
+            // Opaque pointers make struct types non-recursive; the depth cap is a backstop.
+            if depth < 16 {
+                let elts = t.element_types();
+                h.word(elts.len() as u64);
+                for e in elts {
+                    hash_type_into(e, h, depth + 1);
+                }
+            }
+        }
+        TypeKind::Function => {
+            hash_type_into(t.return_type(), h, depth + 1);
+            let ps = t.param_types();
+            h.word(ps.len() as u64).word(u64::from(t.is_vararg()));
+            for p in ps {
+                hash_type_into(p, h, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `struct.Foo.12` → `struct.Foo` (LLVM renames clashing struct types when linking).
+fn strip_numeric_suffix(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((base, suffix)) if !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
+    }
+}
+
+/// Every function definition of a module that may take part in merging (not
+/// `available_externally`), lowered, with its handles, and the lowerer holding the tables.
+pub struct LoweredModule<'m> {
+    pub funcs: Vec<FuncData>,
+    pub handles: Vec<FuncHandles<'m>>,
+    pub lowerer: Lowerer<'m>,
+}
+
+impl<'m> LoweredModule<'m> {
+    pub fn tables(&self) -> &ModuleTables {
+        self.lowerer.tables()
+    }
+}
+
+pub fn lower_module<'m>(module: &'m Module<'_>) -> LoweredModule<'m> {
+    let mut lowerer = Lowerer::new(module);
+    let mut funcs = Vec::new();
+    let mut handles = Vec::new();
+    for f in module.functions() {
+        if f.is_declaration() || f.linkage() == llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage {
+            continue;
+        }
+        let (d, h) = lowerer.lower(f);
+        funcs.push(d);
+        handles.push(h);
+    }
+    LoweredModule { funcs, handles, lowerer }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struct_suffixes_are_stripped_only_when_numeric() {
+        assert_eq!(strip_numeric_suffix("struct.Foo.12"), "struct.Foo");
+        assert_eq!(strip_numeric_suffix("struct.Foo"), "struct.Foo");
+        assert_eq!(strip_numeric_suffix("class.std::vector.base"), "class.std::vector.base");
+    }
+}

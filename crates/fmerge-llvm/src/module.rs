@@ -1,0 +1,344 @@
+//! Contexts and modules: reading, linking, verifying, cloning, writing.
+//!
+//! **Soundness rule of this crate.** IR handles ([`Value`], [`Block`], [`Type`]) borrow the
+//! [`Module`] they came from (`'m`). LLVM objects are only *destroyed* by methods that take
+//! `&mut Module` ([`Module::sweep`], [`Module::run_passes`], [`Module::link`]), which the borrow
+//! checker forbids while any handle is alive. Everything that takes `&Module` only adds or
+//! rewires IR, so no handle can dangle. Functions that a transformation wants gone are queued
+//! with [`Module::defer_erase`] and erased at the next sweep.
+
+use crate::error::{LlvmError, Result};
+use crate::value::{Type, Value};
+use fmerge_core::bitcode;
+use inkwell::context::Context;
+use inkwell::memory_buffer::MemoryBuffer;
+use llvm_sys::core as c;
+use llvm_sys::prelude::LLVMValueRef;
+use std::cell::RefCell;
+use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+
+/// Major version of the LLVM this crate is built against (and the newest bitcode it reads).
+pub const LLVM_MAJOR: u32 = 22;
+
+/// One LLVM context. Contexts are not thread-safe: use one per thread.
+pub struct Llvm {
+    ctx: Context,
+}
+
+impl Default for Llvm {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Llvm {
+    pub fn new() -> Llvm {
+        Llvm { ctx: Context::create() }
+    }
+
+    /// Reads a bitcode (`.bc`) or textual (`.ll`) module.
+    pub fn load(&self, path: &Path) -> Result<Module<'_>> {
+        let bytes = std::fs::read(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => LlvmError::NotFound { path: path.to_path_buf() },
+            _ => LlvmError::Io { path: path.to_path_buf(), source: e },
+        })?;
+        self.parse(path, &bytes)
+    }
+
+    /// Parses a module from memory; `path` only names it in messages.
+    pub fn parse(&self, path: &Path, bytes: &[u8]) -> Result<Module<'_>> {
+        let unreadable =
+            |message: String| LlvmError::Unreadable { path: path.to_path_buf(), message };
+        let producer = if bitcode::looks_like_bitcode(bytes) {
+            match bitcode::read_producer(bytes) {
+                Ok(p) => p,
+                Err(e) => return Err(unreadable(e.to_string())),
+            }
+        } else {
+            None
+        };
+        if let Some(p) = &producer
+            && p.llvm_major().is_some_and(|m| m > LLVM_MAJOR)
+        {
+            return Err(LlvmError::NewerProducer { path: path.to_path_buf(), producer: p.name.clone() });
+        }
+        if bytes.is_empty() {
+            return Err(unreadable("the file is empty".into()));
+        }
+        let name = path.display().to_string();
+        let buf = MemoryBuffer::create_from_memory_range_copy(bytes, &name);
+        let module = self.ctx.create_module_from_ir(buf).map_err(|e| {
+            let msg = e.to_string();
+            match &producer {
+                Some(p) => unreadable(format!("{msg} (producer: {})", p.name)),
+                None => unreadable(msg),
+            }
+        })?;
+        Ok(Module::from_inner(module))
+    }
+
+    /// Reads every input and links them into the first (in-process `llvm-link`).
+    pub fn load_and_link(&self, paths: &[PathBuf]) -> Result<Module<'_>> {
+        let (first, rest) = paths.split_first().ok_or_else(|| LlvmError::Unreadable {
+            path: PathBuf::new(),
+            message: "no input files".into(),
+        })?;
+        let mut module = self.load(first)?;
+        for p in rest {
+            let other = self.load(p)?;
+            module.link(other, p)?;
+        }
+        Ok(module)
+    }
+}
+
+/// An LLVM module plus the functions queued for erasure.
+pub struct Module<'c> {
+    pub(crate) inner: inkwell::module::Module<'c>,
+    doomed: RefCell<Vec<LLVMValueRef>>,
+    doomed_insts: RefCell<Vec<LLVMValueRef>>,
+}
+
+impl<'c> Module<'c> {
+    pub(crate) fn raw(&self) -> llvm_sys::prelude::LLVMModuleRef {
+        self.inner.as_mut_ptr()
+    }
+
+    pub(crate) fn from_inner(inner: inkwell::module::Module<'c>) -> Module<'c> {
+        Module { inner, doomed: RefCell::new(Vec::new()), doomed_insts: RefCell::new(Vec::new()) }
+    }
+
+    /// Functions (definitions and declarations) in module order.
+    pub fn functions(&self) -> Vec<Value<'_>> {
+        let mut out = Vec::new();
+        // SAFETY: the module is alive for the borrow of `self`; iteration does not mutate.
+        let mut f = unsafe { c::LLVMGetFirstFunction(self.raw()) };
+        while let Some(v) = Value::from_raw(f) {
+            out.push(v);
+            f = unsafe { c::LLVMGetNextFunction(f) };
+        }
+        out
+    }
+
+    /// Global variables in module order.
+    pub fn globals(&self) -> Vec<Value<'_>> {
+        let mut out = Vec::new();
+        // SAFETY: as in `functions`.
+        let mut g = unsafe { c::LLVMGetFirstGlobal(self.raw()) };
+        while let Some(v) = Value::from_raw(g) {
+            out.push(v);
+            g = unsafe { c::LLVMGetNextGlobal(g) };
+        }
+        out
+    }
+
+    /// Aliases in module order.
+    pub fn aliases(&self) -> Vec<Value<'_>> {
+        let mut out = Vec::new();
+        // SAFETY: as in `functions`.
+        let mut g = unsafe { c::LLVMGetFirstGlobalAlias(self.raw()) };
+        while let Some(v) = Value::from_raw(g) {
+            out.push(v);
+            g = unsafe { c::LLVMGetNextGlobalAlias(g) };
+        }
+        out
+    }
+
+    pub fn function(&self, name: &str) -> Option<Value<'_>> {
+        let name = CString::new(name).ok()?;
+        // SAFETY: valid module and NUL-terminated name.
+        Value::from_raw(unsafe { c::LLVMGetNamedFunction(self.raw(), name.as_ptr()) })
+    }
+
+    pub fn global(&self, name: &str) -> Option<Value<'_>> {
+        let name = CString::new(name).ok()?;
+        // SAFETY: valid module and NUL-terminated name.
+        Value::from_raw(unsafe { c::LLVMGetNamedGlobal(self.raw(), name.as_ptr()) })
+    }
+
+    /// The module's target triple (may be empty).
+    pub fn triple(&self) -> String {
+        // SAFETY: returns a pointer into the module's own string, copied at once.
+        unsafe { CStr::from_ptr(c::LLVMGetTarget(self.raw())) }.to_string_lossy().into_owned()
+    }
+
+    pub fn set_triple(&self, triple: &str) {
+        let t = CString::new(triple).expect("triple without NUL");
+        // SAFETY: valid module; LLVM copies the string.
+        unsafe { c::LLVMSetTarget(self.raw(), t.as_ptr()) }
+    }
+
+    pub fn data_layout(&self) -> String {
+        // SAFETY: as in `triple`.
+        unsafe { CStr::from_ptr(c::LLVMGetDataLayoutStr(self.raw())) }.to_string_lossy().into_owned()
+    }
+
+    pub fn set_data_layout(&self, dl: &str) {
+        let t = CString::new(dl).expect("data layout without NUL");
+        // SAFETY: valid module; LLVM copies the string.
+        unsafe { c::LLVMSetDataLayout(self.raw(), t.as_ptr()) }
+    }
+
+    /// The opaque pointer type (address space 0) of this module's context.
+    pub fn ptr_type(&self) -> Type<'_> {
+        // SAFETY: the context outlives the module.
+        Type::from_raw(unsafe { c::LLVMPointerTypeInContext(c::LLVMGetModuleContext(self.raw()), 0) })
+            .expect("LLVM always returns the pointer type")
+    }
+
+    pub fn int_type(&self, bits: u32) -> Type<'_> {
+        // SAFETY: the context outlives the module.
+        Type::from_raw(unsafe { c::LLVMIntTypeInContext(c::LLVMGetModuleContext(self.raw()), bits) })
+            .expect("LLVM always returns an integer type")
+    }
+
+    pub fn void_type(&self) -> Type<'_> {
+        // SAFETY: the context outlives the module.
+        Type::from_raw(unsafe { c::LLVMVoidTypeInContext(c::LLVMGetModuleContext(self.raw())) })
+            .expect("LLVM always returns the void type")
+    }
+
+    /// A function type.
+    pub fn function_type(&self, ret: Type<'_>, params: &[Type<'_>], varargs: bool) -> Type<'_> {
+        let mut ps: Vec<_> = params.iter().map(|t| t.raw()).collect();
+        // SAFETY: every type belongs to this module's context (handles borrow this module).
+        Type::from_raw(unsafe {
+            c::LLVMFunctionType(ret.raw(), ps.as_mut_ptr(), ps.len() as u32, i32::from(varargs))
+        })
+        .expect("LLVM always returns a function type")
+    }
+
+    /// Adds a function declaration (give it blocks to make it a definition).
+    pub fn add_function(&self, name: &str, fn_type: Type<'_>) -> Value<'_> {
+        let n = CString::new(name).expect("function name without NUL");
+        // SAFETY: valid module, function type of this context.
+        Value::from_raw(unsafe { c::LLVMAddFunction(self.raw(), n.as_ptr(), fn_type.raw()) })
+            .expect("LLVM always returns the new function")
+    }
+
+    /// Adds an alias `name` of type `value_type` pointing at `target`.
+    pub fn add_alias(&self, name: &str, value_type: Type<'_>, target: Value<'_>) -> Value<'_> {
+        let n = CString::new(name).expect("alias name without NUL");
+        // SAFETY: valid module; target is a constant of this module (handle borrows it).
+        Value::from_raw(unsafe {
+            c::LLVMAddAlias2(self.raw(), value_type.raw(), 0, target.raw(), n.as_ptr())
+        })
+        .expect("LLVM always returns the new alias")
+    }
+
+    /// Queues a function for erasure at the next [`Module::sweep`]. The caller must already have
+    /// redirected its uses (it is erased only if it then has none).
+    pub fn defer_erase(&self, f: Value<'_>) {
+        self.doomed.borrow_mut().push(f.raw());
+    }
+
+    /// Queues an instruction (with no uses left) for erasure at the next [`Module::sweep`].
+    pub fn defer_erase_instruction(&self, i: Value<'_>) {
+        assert!(i.is_instruction());
+        self.doomed_insts.borrow_mut().push(i.raw());
+    }
+
+    /// Erases the instructions and functions queued by [`Module::defer_erase_instruction`] and
+    /// [`Module::defer_erase`] that have no uses left; returns how many functions were erased.
+    /// Anything that still has uses is kept (and stays correct).
+    pub fn sweep(&mut self) -> usize {
+        let insts = std::mem::take(self.doomed_insts.get_mut());
+        let mut seen_insts = std::collections::HashSet::new();
+        for i in insts {
+            // SAFETY: `&mut self`: no handle is alive. Each pointer is a live instruction of
+            // this module queued once (set); erased only when unused.
+            unsafe {
+                if seen_insts.insert(i) && c::LLVMGetFirstUse(i).is_null() {
+                    c::LLVMInstructionEraseFromParent(i);
+                }
+            }
+        }
+        let doomed = std::mem::take(self.doomed.get_mut());
+        let mut erased = 0;
+        let mut seen = std::collections::HashSet::new();
+        for f in doomed {
+            if !seen.insert(f) {
+                continue;
+            }
+            // SAFETY: `&mut self` guarantees no handle into this module is alive, and every
+            // queued pointer is a function of this module that nothing erased before (set
+            // above). A function with remaining uses is not erased.
+            unsafe {
+                if c::LLVMGetFirstUse(f).is_null() {
+                    c::LLVMDeleteFunction(f);
+                    erased += 1;
+                }
+            }
+        }
+        erased
+    }
+
+    /// Runs the IR verifier over the whole module.
+    pub fn verify(&self) -> Result<()> {
+        self.inner.verify().map_err(|e| LlvmError::InvalidIr { message: e.to_string() })
+    }
+
+    /// Serialises to bitcode.
+    pub fn to_bitcode(&self) -> Vec<u8> {
+        self.inner.write_bitcode_to_memory().as_slice().to_vec()
+    }
+
+    /// Prints as textual IR.
+    pub fn to_text(&self) -> String {
+        self.inner.print_to_string().to_string()
+    }
+
+    /// A deep copy (code generation mutates the module it runs on: measure on a copy).
+    pub fn duplicate(&self) -> Module<'c> {
+        // SAFETY: LLVMCloneModule copies a live module into a new one owned by the wrapper.
+        let raw = unsafe { c::LLVMCloneModule(self.raw()) };
+        // SAFETY: `raw` is a fresh module that nothing else owns.
+        Module::from_inner(unsafe { inkwell::module::Module::new(raw) })
+    }
+
+    /// A copy that keeps the bodies of `keep` only; everything else becomes a declaration.
+    pub fn subset(&self, keep: &[Value<'_>]) -> Module<'c> {
+        let raws: Vec<_> = keep.iter().map(|v| v.raw()).collect();
+        // SAFETY: live module; every pointer is a function of this module (handles borrow it).
+        let raw = unsafe { crate::ffi::fm_clone_module_subset(self.raw(), raws.as_ptr(), raws.len()) };
+        // SAFETY: `raw` is a fresh module that nothing else owns.
+        Module::from_inner(unsafe { inkwell::module::Module::new(raw) })
+    }
+
+    /// Links `other` into this module (it is consumed).
+    pub fn link(&mut self, other: Module<'c>, path: &Path) -> Result<()> {
+        self.inner
+            .link_in_module(other.inner)
+            .map_err(|e| LlvmError::Link { path: path.to_path_buf(), message: e.to_string() })
+    }
+
+    /// Runs a new-pass-manager pipeline (e.g. `default<Oz>`, `mergefunc`) on the module.
+    pub fn run_passes(&mut self, pipeline: &str, target: &crate::target::Target) -> Result<()> {
+        self.verify()?;
+        let opts = inkwell::passes::PassBuilderOptions::create();
+        self.inner
+            .run_passes(pipeline, target.machine(), opts)
+            .map_err(|e| LlvmError::InvalidIr { message: format!("pipeline '{pipeline}': {e}") })
+    }
+
+    /// All functions named in `llvm.used` or `llvm.compiler.used`: they may be referenced from
+    /// places LLVM cannot see (inline asm, the linker), so they must keep their identity.
+    pub fn used_functions(&self) -> std::collections::HashSet<Value<'_>> {
+        let mut out = std::collections::HashSet::new();
+        for name in ["llvm.used", "llvm.compiler.used"] {
+            let Some(g) = self.global(name) else { continue };
+            let Some(init) = g.initializer() else { continue };
+            for k in 0..init.num_operands() {
+                if let Some(v) = init.operand(k) {
+                    let v = v.strip_pointer_casts();
+                    if v.is_function() {
+                        out.insert(v);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+

@@ -1,0 +1,49 @@
+//! Writing results: never a half-written file. Output goes to a temporary file in the target's
+//! directory and is renamed over the destination only once complete.
+
+use crate::error::{LlvmError, Result};
+use crate::module::Module;
+use crate::target::Target;
+use std::io::Write;
+use std::path::Path;
+
+/// What to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Emit {
+    Bitcode,
+    Text,
+    Object,
+}
+
+/// Writes `bytes` to `path` atomically (temporary file + rename).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let io = |e: std::io::Error| LlvmError::Io { path: path.to_path_buf(), source: e };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{file_name}.fmerge-tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+/// Verifies `module` and writes it as `emit` to `path` atomically. Nothing is written unless the
+/// module verifies.
+pub fn write_module(module: &Module<'_>, path: &Path, emit: Emit, target: &Target) -> Result<()> {
+    module.verify()?;
+    let bytes = match emit {
+        Emit::Bitcode => module.to_bitcode(),
+        Emit::Text => module.to_text().into_bytes(),
+        Emit::Object => target.emit_object(module)?,
+    };
+    write_atomically(path, &bytes)
+}

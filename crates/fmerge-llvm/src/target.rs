@@ -1,0 +1,161 @@
+//! Targets, code generation and the size ruler.
+//!
+//! Every size fmerge reports is measured here: the module is compiled in-process to an object
+//! file in memory with the same defaults as `llc-22 -filetype=obj` (opt level O2, the target's
+//! default relocation and code model, the CPU and features the functions carry), and the object
+//! is read back with the `object` crate. `.text` bytes are the sum of executable sections (what
+//! `llvm-size-22 -A` lists as `.text*`); per-function bytes are the ELF symbol sizes.
+
+use crate::error::{LlvmError, Result};
+use crate::module::Module;
+use inkwell::OptimizationLevel;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target as InkTarget, TargetMachine,
+    TargetTriple,
+};
+use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind, SymbolKind};
+use std::collections::BTreeMap;
+use std::sync::Once;
+
+static INIT: Once = Once::new();
+
+fn init_targets() {
+    INIT.call_once(|| {
+        let cfg = InitializationConfig::default();
+        InkTarget::initialize_x86(&cfg);
+        InkTarget::initialize_aarch64(&cfg);
+        InkTarget::initialize_arm(&cfg);
+        InkTarget::initialize_riscv(&cfg);
+    });
+}
+
+/// The triple code is generated for when neither the module nor the user names one.
+pub fn host_triple() -> String {
+    TargetMachine::get_default_triple().as_str().to_string_lossy().into_owned()
+}
+
+/// A target machine for one triple.
+pub struct Target {
+    triple: String,
+    machine: TargetMachine,
+}
+
+impl Target {
+    /// Creates a target machine for `triple` with `llc`'s defaults.
+    pub fn new(triple: &str) -> Result<Target> {
+        init_targets();
+        let t = TargetTriple::create(triple);
+        let unknown = |message: String| LlvmError::UnknownTarget { triple: triple.to_string(), message };
+        let target = InkTarget::from_triple(&t).map_err(|e| unknown(e.to_string()))?;
+        let machine = target
+            .create_target_machine(&t, "", "", OptimizationLevel::Default, RelocMode::Default, CodeModel::Default)
+            .ok_or_else(|| unknown("LLVM could not create a target machine".into()))?;
+        Ok(Target { triple: triple.to_string(), machine })
+    }
+
+    /// The target for a module: `explicit` if given, else the module's triple, else the host.
+    pub fn for_module(module: &Module<'_>, explicit: Option<&str>) -> Result<Target> {
+        let from_module = module.triple();
+        let triple = match explicit {
+            Some(t) => t.to_string(),
+            None if !from_module.is_empty() => from_module,
+            None => host_triple(),
+        };
+        Target::new(&triple)
+    }
+
+    pub fn triple(&self) -> &str {
+        &self.triple
+    }
+
+    pub(crate) fn machine(&self) -> &TargetMachine {
+        &self.machine
+    }
+
+    pub(crate) fn raw(&self) -> llvm_sys::target_machine::LLVMTargetMachineRef {
+        self.machine.as_mut_ptr()
+    }
+
+    /// Makes `module` target this machine (triple and data layout), as `llc -mtriple` would.
+    pub fn retarget(&self, module: &Module<'_>) {
+        module.set_triple(&self.triple);
+        let dl = self.machine.get_target_data().get_data_layout();
+        module.set_data_layout(&dl.as_str().to_string_lossy());
+    }
+
+    /// Compiles `module` to an object file in memory. Code generation changes the module it
+    /// runs on, so this works on a copy; the module must verify first (LLVM is built without
+    /// assertions and would crash on invalid IR).
+    pub fn emit_object(&self, module: &Module<'_>) -> Result<Vec<u8>> {
+        module.verify()?;
+        let copy = module.duplicate();
+        self.emit_object_consuming(copy)
+    }
+
+    /// As [`Target::emit_object`], for a module the caller no longer needs.
+    pub fn emit_object_consuming(&self, module: Module<'_>) -> Result<Vec<u8>> {
+        module.verify()?;
+        let buf = self
+            .machine
+            .write_to_memory_buffer(&module.inner, FileType::Object)
+            .map_err(|e| LlvmError::Codegen { message: e.to_string() })?;
+        Ok(buf.as_slice().to_vec())
+    }
+
+    /// Generates code for `module` and measures it.
+    pub fn measure(&self, module: &Module<'_>) -> Result<SizeReport> {
+        let obj = self.emit_object(module)?;
+        measure_object(&obj)
+    }
+}
+
+/// Sizes read from one object file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SizeReport {
+    /// Sum of all executable sections.
+    pub text_bytes: u64,
+    /// Bytes per function symbol (ELF `st_size`; from address gaps on formats without sizes).
+    pub functions: BTreeMap<String, u64>,
+}
+
+/// Reads `.text` and per-function sizes from an object file (ELF, Mach-O or COFF).
+pub fn measure_object(obj: &[u8]) -> Result<SizeReport> {
+    let file = object::File::parse(obj).map_err(|e| LlvmError::Codegen { message: format!("cannot read the object: {e}") })?;
+    let mut report = SizeReport::default();
+    for s in file.sections() {
+        if is_executable(&s) {
+            report.text_bytes += s.size();
+        }
+    }
+    let mut syms: Vec<_> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition())
+        .filter_map(|s| Some((s.name().ok()?.to_string(), s.section_index(), s.address(), s.size())))
+        .collect();
+    let sized = syms.iter().any(|s| s.3 > 0);
+    if !sized {
+        // Mach-O and COFF carry no symbol sizes: use the distance to the next symbol.
+        syms.sort_by_key(|s| (s.1.map(|i| i.0), s.2));
+        for k in 0..syms.len() {
+            let end = match syms.get(k + 1) {
+                Some(n) if n.1 == syms[k].1 => n.2,
+                _ => syms[k]
+                    .1
+                    .and_then(|i| file.section_by_index(i).ok())
+                    .map_or(syms[k].2, |s| s.address() + s.size()),
+            };
+            syms[k].3 = end.saturating_sub(syms[k].2);
+        }
+    }
+    for (name, _, _, size) in syms {
+        *report.functions.entry(name).or_default() += size;
+    }
+    Ok(report)
+}
+
+fn is_executable(s: &object::Section<'_, '_>) -> bool {
+    match s.flags() {
+        SectionFlags::Elf { sh_flags, .. } => sh_flags.0 & object::elf::SHF_EXECINSTR.0 != 0,
+        _ => s.kind() == SectionKind::Text,
+    }
+}
