@@ -17,7 +17,7 @@
 use std::ops::Range;
 
 /// Interned LLVM type of one module.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TypeId(pub u32);
 
 /// Interned LLVM constant (including global values) of one module.
@@ -401,12 +401,6 @@ pub struct ModuleTables {
     pub states: Vec<StateInfo>,
     /// The opaque pointer type of address space 0.
     pub ptr_type: TypeId,
-}
-
-impl Default for TypeId {
-    fn default() -> Self {
-        TypeId(0)
-    }
 }
 
 /// A whole module lowered to plain data.

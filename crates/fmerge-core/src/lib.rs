@@ -12,8 +12,28 @@
 //! - [`compare`]: exact structural equality (identical functions) and equality up to
 //!   parameterizable constants (constant-parameterized merging).
 //! - [`bitcode`]: reads the producer string of a bitcode file without LLVM (version checks).
+//! - [`encode`]: one stable 32-bit integer per instruction (opcode, types, operand shape), equal
+//!   across modules; the alphabet of MinHash shingles.
+//! - [`fingerprint`]: Rocha's opcode/type-frequency fingerprint, its upper-bound similarity and
+//!   the SalSSA pruning filter.
+//! - [`minhash`]: positional MinHash signatures over shingles of encoded instructions (F3M).
+//! - [`lsh`]: the LSH index over MinHash signatures, with bucket cap and F3M's adaptive threshold
+//!   and band count.
+//! - [`rank`]: exhaustive fingerprint ranking, the `CandidateSearch` interface it shares with
+//!   LSH, and the greedy worklist (largest first, merged functions next).
+//! - [`align`]: the instruction-merging legality predicate, Needleman–Wunsch, HyFM block pairing
+//!   and SalSSA whole-function alignment.
 
+pub mod align;
 pub mod bitcode;
 pub mod compare;
+pub mod encode;
+pub mod fingerprint;
 pub mod hash;
 pub mod ir;
+pub mod lsh;
+pub mod minhash;
+pub mod rank;
+
+#[cfg(test)]
+mod testkit;

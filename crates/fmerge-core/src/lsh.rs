@@ -1,0 +1,527 @@
+//! Locality-sensitive hashing over MinHash signatures: F3M's candidate search (seed 003 §III-C/D,
+//! notes §2.3).
+//!
+//! A signature of `k ≥ b·r` values is cut into `b` bands of `r` consecutive positions. Each band
+//! is hashed (together with its band number) to a bucket key, and the function is filed under
+//! each of its `b` keys. Two functions whose signatures agree on a fraction `s` of positions share
+//! at least one bucket with probability `1 − (1 − s^r)^b`: near-duplicates almost surely, strangers
+//! almost never. A query looks only into its own `b` buckets, scores the functions found there by
+//! the full-signature estimate ([`Signature::similarity`]), keeps those scoring *above* the
+//! threshold, and returns them best first (ties by smaller key, so the order is deterministic).
+//!
+//! Rules worth knowing:
+//! - **The band number is part of the bucket key.** Band 3 of one signature and band 7 of another
+//!   hold values of different hash functions; equal values there mean nothing (F3M mixed all
+//!   bands into one table).
+//! - **Bucket cap.** Very common shingle pairs make a few buckets huge, and scanning them
+//!   dominates the search (F3M §IV-E). A bucket keeps at most `bucket_cap` members; later
+//!   insertions into a full bucket are dropped (counted in [`LshStats::dropped`]). Similar
+//!   functions share many buckets, so they still meet through the others. Capping storage rather
+//!   than only the scan also bounds the cost of `remove`, which must find the key in the bucket.
+//! - **Adaptive parameters** ([`adaptive_params`]): with `n` functions, `x = log10(n)/10` and
+//!   `RD = clamp(x − 0.3, 0.05, 0.4)`. The similarity threshold becomes `RD` (F3M's ranking
+//!   distance `1 − RD`: keep distances below it), and the band count becomes
+//!   `ceil(ln(1 − 0.9) / ln(1 − (RD + 0.1)^r))`, the fewest bands that still find a pair of
+//!   similarity `RD + 0.1` with probability 0.9; it only ever lowers the configured count. Bands
+//!   use the first `b·r` signature positions; the similarity estimate still uses all of them.
+//! - With the default threshold 0 a candidate must agree on at least one position.
+//!
+//! The bucket map uses the bucket key itself as its hash (keys come out of [`StableHasher`] and
+//! are already well mixed), which is fast and independent of any random state.
+
+use crate::hash::StableHasher;
+use crate::minhash::Signature;
+use crate::rank::{Candidate, CandidateSearch, FuncKey, best_first};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Seed separating band keys from other uses of [`StableHasher`].
+const BAND_SEED: u64 = 0x6c73_685f_6261_6e64;
+
+/// LSH parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LshConfig {
+    /// Rows per band `r` (F3M: 2).
+    pub rows: usize,
+    /// Number of bands `b` (F3M: 100).
+    pub bands: usize,
+    /// Maximum members per bucket (F3M's evaluation: 100).
+    pub bucket_cap: usize,
+    /// Candidates must have an estimated similarity strictly above this.
+    pub threshold: f64,
+}
+
+impl Default for LshConfig {
+    fn default() -> Self {
+        LshConfig {
+            rows: 2,
+            bands: 100,
+            bucket_cap: 100,
+            threshold: 0.0,
+        }
+    }
+}
+
+impl LshConfig {
+    /// This configuration with F3M's adaptive threshold and band count for `n` functions.
+    pub fn adapted_to(self, n: usize) -> Self {
+        let a = adaptive_params(n, self.rows);
+        LshConfig {
+            bands: self.bands.min(a.bands),
+            threshold: a.threshold,
+            ..self
+        }
+    }
+
+    /// Signature positions the bands use.
+    pub fn positions(&self) -> usize {
+        self.rows * self.bands
+    }
+}
+
+/// F3M's adaptive choices for a number of functions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdaptiveParams {
+    /// `clamp(log10(n)/10 − 0.3, 0.05, 0.4)`.
+    pub rd: f64,
+    /// Bands needed to find pairs of similarity `rd + 0.1` with probability 0.9.
+    pub bands: usize,
+    /// Similarity threshold (`= rd`; F3M's ranking distance is `1 − rd`).
+    pub threshold: f64,
+}
+
+/// F3M's adaptive threshold and band count (notes §2.3).
+pub fn adaptive_params(n: usize, rows: usize) -> AdaptiveParams {
+    let x = (n.max(1) as f64).log10() / 10.0;
+    let rd = (x - 0.3).clamp(0.05, 0.4);
+    let p = (rd + 0.1).powi(rows as i32);
+    let bands = ((1.0f64 - 0.9).ln() / (1.0 - p).ln()).ceil() as usize;
+    AdaptiveParams {
+        rd,
+        bands: bands.max(1),
+        threshold: rd,
+    }
+}
+
+/// Hasher for keys that are already uniformly distributed 64-bit values.
+#[derive(Default, Clone, Copy)]
+pub struct PremixedHasher(u64);
+
+impl Hasher for PremixedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used for u64 keys; fold anything else in a stable way.
+        for &b in bytes {
+            self.0 = crate::hash::mix64(self.0 ^ u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+type BucketMap = HashMap<u64, Vec<FuncKey>, BuildHasherDefault<PremixedHasher>>;
+
+/// Counters of an index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LshStats {
+    /// Functions stored.
+    pub functions: usize,
+    /// Non-empty buckets.
+    pub buckets: usize,
+    /// Memberships refused because a bucket was full.
+    pub dropped: u64,
+    /// Size of the largest bucket.
+    pub largest_bucket: usize,
+}
+
+/// The LSH index.
+#[derive(Clone, Debug)]
+pub struct LshIndex {
+    config: LshConfig,
+    sigs: Vec<Option<Signature>>,
+    buckets: BucketMap,
+    live: usize,
+    dropped: u64,
+}
+
+impl LshIndex {
+    pub fn new(config: LshConfig) -> Self {
+        assert!(
+            config.rows >= 1 && config.bands >= 1,
+            "need at least one band of one row"
+        );
+        LshIndex {
+            config,
+            sigs: Vec::new(),
+            buckets: BucketMap::default(),
+            live: 0,
+            dropped: 0,
+        }
+    }
+
+    pub fn config(&self) -> &LshConfig {
+        &self.config
+    }
+
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    pub fn signature(&self, key: FuncKey) -> Option<&Signature> {
+        self.sigs.get(key.0 as usize).and_then(Option::as_ref)
+    }
+
+    pub fn stats(&self) -> LshStats {
+        LshStats {
+            functions: self.live,
+            buckets: self.buckets.len(),
+            dropped: self.dropped,
+            largest_bucket: self.buckets.values().map(Vec::len).max().unwrap_or(0),
+        }
+    }
+
+    /// The `b` bucket keys of a signature.
+    pub fn band_keys(&self, sig: &Signature) -> Vec<u64> {
+        let r = self.config.rows;
+        assert!(
+            sig.len() >= self.config.positions(),
+            "signature of {} values is shorter than {} bands x {} rows",
+            sig.len(),
+            self.config.bands,
+            r
+        );
+        sig.values[..self.config.positions()]
+            .chunks_exact(r)
+            .enumerate()
+            .map(|(band, vals)| {
+                let mut h = StableHasher::with_seed(BAND_SEED);
+                h.word(band as u64);
+                for &v in vals {
+                    h.word(u64::from(v));
+                }
+                h.finish()
+            })
+            .collect()
+    }
+
+    fn file(&mut self, key: FuncKey, sig: Signature, keys: &[u64]) {
+        let cap = self.config.bucket_cap;
+        for &bk in keys {
+            let bucket = self.buckets.entry(bk).or_default();
+            if bucket.len() < cap {
+                bucket.push(key);
+            } else {
+                self.dropped += 1;
+            }
+        }
+        let k = key.0 as usize;
+        if self.sigs.len() <= k {
+            self.sigs.resize(k + 1, None);
+        }
+        self.sigs[k] = Some(sig);
+        self.live += 1;
+    }
+
+    /// Adds `key` (replacing an earlier signature of the same key).
+    pub fn insert(&mut self, key: FuncKey, sig: Signature) {
+        self.remove(key);
+        let keys = self.band_keys(&sig);
+        self.file(key, sig, &keys);
+    }
+
+    /// Adds many functions; band keys are computed in parallel, buckets filled in input order (so
+    /// the result equals inserting one by one).
+    pub fn insert_many(&mut self, items: Vec<(FuncKey, Signature)>) {
+        let keys: Vec<Vec<u64>> = items.par_iter().map(|(_, s)| self.band_keys(s)).collect();
+        self.buckets
+            .reserve(items.len().saturating_mul(self.config.bands) / 2);
+        for ((key, sig), ks) in items.into_iter().zip(keys) {
+            self.remove(key);
+            self.file(key, sig, &ks);
+        }
+    }
+
+    /// Removes `key`; returns whether it was present.
+    pub fn remove(&mut self, key: FuncKey) -> bool {
+        let Some(sig) = self.sigs.get_mut(key.0 as usize).and_then(Option::take) else {
+            return false;
+        };
+        for bk in self.band_keys(&sig) {
+            if let Some(bucket) = self.buckets.get_mut(&bk) {
+                if let Some(pos) = bucket.iter().position(|&k| k == key) {
+                    bucket.remove(pos);
+                }
+                if bucket.is_empty() {
+                    self.buckets.remove(&bk);
+                }
+            }
+        }
+        self.live -= 1;
+        true
+    }
+
+    /// Candidates for an arbitrary signature (`exclude` is never returned).
+    pub fn query_signature(
+        &self,
+        sig: &Signature,
+        exclude: Option<FuncKey>,
+        limit: usize,
+        accept: &dyn Fn(FuncKey) -> bool,
+    ) -> Vec<Candidate> {
+        let mut found: Vec<FuncKey> = Vec::new();
+        for bk in self.band_keys(sig) {
+            if let Some(bucket) = self.buckets.get(&bk) {
+                found.extend(bucket.iter().copied().filter(|&k| Some(k) != exclude));
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        let threshold = self.config.threshold;
+        let scored = found
+            .into_iter()
+            .filter(|&k| accept(k))
+            .filter_map(|k| {
+                let other = self.signature(k)?;
+                let score = sig.similarity(other);
+                (score > threshold).then_some(Candidate { key: k, score })
+            })
+            .collect();
+        best_first(scored, limit)
+    }
+
+    /// Candidates of a stored function, best first.
+    pub fn query(&self, key: FuncKey, limit: usize) -> Vec<Candidate> {
+        self.candidates(key, limit, &|_| true)
+    }
+
+    /// Queries every stored function once, in parallel; results in key order.
+    pub fn query_all(&self, limit: usize) -> Vec<(FuncKey, Vec<Candidate>)> {
+        self.sigs
+            .par_iter()
+            .enumerate()
+            .filter_map(|(k, s)| {
+                let key = FuncKey(k as u32);
+                s.as_ref()
+                    .map(|s| (key, self.query_signature(s, Some(key), limit, &|_| true)))
+            })
+            .collect()
+    }
+}
+
+impl CandidateSearch for LshIndex {
+    type Summary = Signature;
+
+    fn insert(&mut self, key: FuncKey, sig: Signature) {
+        LshIndex::insert(self, key, sig);
+    }
+
+    fn remove(&mut self, key: FuncKey) -> bool {
+        LshIndex::remove(self, key)
+    }
+
+    fn candidates(
+        &self,
+        key: FuncKey,
+        limit: usize,
+        accept: &dyn Fn(FuncKey) -> bool,
+    ) -> Vec<Candidate> {
+        match self.signature(key) {
+            Some(sig) => self.query_signature(sig, Some(key), limit, accept),
+            None => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::minhash::{MinHashConfig, MinHasher};
+
+    /// Deterministic pseudo-random sequence over a large alphabet.
+    fn random_seq(seed: u64, len: usize) -> Vec<u32> {
+        (0..len as u64)
+            .map(|i| crate::hash::mix64(seed * 1_000_003 + i) as u32)
+            .collect()
+    }
+
+    fn mutate(seq: &[u32], every: usize, salt: u32) -> Vec<u32> {
+        seq.iter()
+            .enumerate()
+            .map(|(i, &x)| if i % every == every - 1 { x ^ salt } else { x })
+            .collect()
+    }
+
+    #[test]
+    fn adaptive_parameters_match_the_paper() {
+        // F3M §III-D: 100 bands below ~5k functions, 57 at 10k, 25 at 100k, 14 at 1M.
+        let p = |n| adaptive_params(n, 2);
+        assert_eq!(p(1000).rd, 0.05);
+        assert!(p(1000).bands >= 100);
+        assert_eq!(p(10_000).bands, 57);
+        assert_eq!(p(100_000).bands, 25);
+        assert_eq!(p(1_000_000).bands, 14);
+        assert!((p(1_000_000).threshold - 0.3).abs() < 1e-9);
+        assert_eq!(p(10usize.pow(9)).rd, 0.4);
+        assert_eq!(p(0).rd, 0.05);
+        let c = LshConfig::default().adapted_to(1000);
+        assert_eq!(c.bands, 100, "adaptive bands only ever lower the count");
+        assert_eq!(LshConfig::default().adapted_to(100_000).bands, 25);
+    }
+
+    #[test]
+    fn lsh_finds_near_duplicates_and_not_strangers() {
+        let mh = MinHasher::new(MinHashConfig::default());
+        let mut idx = LshIndex::new(LshConfig::default());
+        let base = random_seq(1, 60);
+        // 0: base; 1: 1 in 20 changed; 2: 1 in 4 changed; 3..40: unrelated.
+        idx.insert(FuncKey(0), mh.signature(&base));
+        idx.insert(FuncKey(1), mh.signature(&mutate(&base, 20, 0xffff)));
+        idx.insert(FuncKey(2), mh.signature(&mutate(&base, 4, 0xffff)));
+        for k in 3..40 {
+            idx.insert(
+                FuncKey(k),
+                mh.signature(&random_seq(u64::from(k) + 100, 60)),
+            );
+        }
+        let c = idx.query(FuncKey(0), 10);
+        let keys: Vec<u32> = c.iter().map(|c| c.key.0).collect();
+        assert_eq!(keys, vec![1, 2], "closest first, no strangers, no self");
+        assert!(c[0].score > 0.7 && c[1].score > 0.2 && c[0].score > c[1].score);
+        assert!(
+            idx.query(FuncKey(7), 10).is_empty(),
+            "a stranger has no candidates"
+        );
+        assert_eq!(idx.query(FuncKey(0), 1).len(), 1);
+    }
+
+    #[test]
+    fn threshold_filters_weak_candidates() {
+        let mh = MinHasher::new(MinHashConfig::default());
+        let base = random_seq(9, 60);
+        let cfg = LshConfig {
+            threshold: 0.5,
+            ..LshConfig::default()
+        };
+        let mut idx = LshIndex::new(cfg);
+        idx.insert(FuncKey(0), mh.signature(&base));
+        idx.insert(FuncKey(1), mh.signature(&mutate(&base, 20, 1)));
+        idx.insert(FuncKey(2), mh.signature(&mutate(&base, 3, 1)));
+        let keys: Vec<u32> = idx.query(FuncKey(0), 10).iter().map(|c| c.key.0).collect();
+        assert_eq!(keys, vec![1]);
+    }
+
+    #[test]
+    fn remove_and_reinsert_keep_buckets_consistent() {
+        let mh = MinHasher::new(MinHashConfig::default());
+        let mut idx = LshIndex::new(LshConfig::default());
+        let s = mh.signature(&random_seq(3, 30));
+        idx.insert(FuncKey(0), s.clone());
+        idx.insert(FuncKey(1), s.clone());
+        idx.insert(FuncKey(2), s.clone());
+        assert_eq!(idx.stats().buckets, 100);
+        assert!(idx.remove(FuncKey(1)));
+        assert!(!idx.remove(FuncKey(1)));
+        let keys: Vec<u32> = idx.query(FuncKey(0), 10).iter().map(|c| c.key.0).collect();
+        assert_eq!(keys, vec![2]);
+        assert!(
+            idx.query(FuncKey(1), 10).is_empty(),
+            "removed keys are not queryable"
+        );
+        idx.remove(FuncKey(0));
+        idx.remove(FuncKey(2));
+        assert_eq!(
+            idx.stats(),
+            LshStats {
+                functions: 0,
+                buckets: 0,
+                dropped: 0,
+                largest_bucket: 0
+            }
+        );
+        // Re-inserting a key replaces its old signature instead of filing it twice.
+        idx.insert(FuncKey(5), s.clone());
+        idx.insert(FuncKey(5), s);
+        assert_eq!(idx.len(), 1);
+        assert_eq!(idx.stats().largest_bucket, 1);
+    }
+
+    #[test]
+    fn bucket_cap_bounds_bucket_size_and_counts_drops() {
+        let mh = MinHasher::new(MinHashConfig::default());
+        let s = mh.signature(&random_seq(4, 30));
+        let mut idx = LshIndex::new(LshConfig {
+            bucket_cap: 3,
+            ..LshConfig::default()
+        });
+        for k in 0..5 {
+            idx.insert(FuncKey(k), s.clone());
+        }
+        let st = idx.stats();
+        assert_eq!(st.largest_bucket, 3);
+        assert_eq!(st.dropped, 200);
+        // Key 4 is in no bucket but can still query: it finds the first three.
+        let keys: Vec<u32> = idx.query(FuncKey(4), 10).iter().map(|c| c.key.0).collect();
+        assert_eq!(keys, vec![0, 1, 2]);
+        // Removing a dropped key touches nothing else.
+        assert!(idx.remove(FuncKey(4)));
+        assert_eq!(idx.query(FuncKey(0), 10).len(), 2);
+    }
+
+    #[test]
+    fn insert_many_and_query_all_equal_the_sequential_versions() {
+        let mh = MinHasher::new(MinHashConfig::default());
+        let base = random_seq(11, 40);
+        let items: Vec<(FuncKey, Signature)> = (0..60u32)
+            .map(|k| {
+                let seq = if k % 3 == 0 {
+                    random_seq(u64::from(k), 40)
+                } else {
+                    mutate(&base, 2 + k as usize % 7, k)
+                };
+                (FuncKey(k), mh.signature(&seq))
+            })
+            .collect();
+        let cfg = LshConfig {
+            bucket_cap: 10,
+            ..LshConfig::default()
+        };
+        let mut a = LshIndex::new(cfg);
+        let mut b = LshIndex::new(cfg);
+        for (k, s) in items.clone() {
+            a.insert(k, s);
+        }
+        b.insert_many(items);
+        assert_eq!(a.stats(), b.stats());
+        let all = b.query_all(5);
+        assert_eq!(all.len(), 60);
+        for (k, c) in &all {
+            assert_eq!(c, &a.query(*k, 5));
+            assert!(
+                c.windows(2).all(|w| w[0].score > w[1].score
+                    || (w[0].score == w[1].score && w[0].key < w[1].key))
+            );
+        }
+    }
+
+    #[test]
+    fn fewer_bands_use_a_prefix_of_the_signature() {
+        let mh = MinHasher::new(MinHashConfig::default());
+        let idx = LshIndex::new(LshConfig {
+            bands: 14,
+            ..LshConfig::default()
+        });
+        let s = mh.signature(&random_seq(5, 20));
+        assert_eq!(idx.band_keys(&s).len(), 14);
+        let mut t = s.clone();
+        t.values[100] ^= 1; // outside the 28 banded positions
+        assert_eq!(idx.band_keys(&s), idx.band_keys(&t));
+    }
+}
