@@ -149,8 +149,9 @@ class Case:
     (bench/corpus/smoke/<prog>) and {src} (the crate source dir).  `pipe`
     lists further commands fed with the previous stdout.  The recorded output
     is stdout (normalised), stderr and the exit status of every command.
-    `expect_file` additionally requires the final stdout to equal that file
-    (an independent check that does not depend on the reference build)."""
+    `expect_file` additionally requires the final stdout to equal that file,
+    `expect_exit` the exit status of every command (independent checks that
+    do not depend on the reference build)."""
 
     name: str
     argv: list[str]
@@ -159,6 +160,7 @@ class Case:
     cwd: str = "{tmp}"
     normalize: str | None = None  # None | "sort" | "json"
     expect_file: str | None = None
+    expect_exit: int | None = 0  # required exit status of every command (None: any)
     env: dict[str, str] = field(default_factory=dict)
     timeout: int = 300
 
@@ -231,7 +233,7 @@ def sqlite_cases() -> list[Case]:
     for sql in sorted(SMOKE_DATA.glob("sqlite/*.sql")):
         cases.append(Case(sql.stem, ["{exe}", "{tmp}/%s.db" % sql.stem, "{data}/" + sql.name]))
     cases.append(Case("memory_db", ["{exe}", ":memory:", "{data}/01_relational.sql", "{data}/02_features.sql"]))
-    cases.append(Case("missing_script", ["{exe}", ":memory:", "{tmp}/does-not-exist.sql"]))
+    cases.append(Case("missing_script", ["{exe}", ":memory:", "{tmp}/does-not-exist.sql"], expect_exit=1))
     return cases
 
 
@@ -239,7 +241,8 @@ def sqlite_cases() -> list[Case]:
 
 
 def lua_cases() -> list[Case]:
-    cases = [Case(s.stem, ["{exe}", "{data}/" + s.name, "a1", "b2"]) for s in sorted(SMOKE_DATA.glob("lua/*.lua"))]
+    cases = [Case(s.stem, ["{exe}", "{data}/" + s.name, "a1", "b2"], expect_exit=1 if "uncaught" in s.stem else 0)
+             for s in sorted(SMOKE_DATA.glob("lua/*.lua"))]
     return cases
 
 
@@ -275,7 +278,8 @@ QJS_UPSTREAM_TESTS = [
 
 
 def qjs_cases() -> list[Case]:
-    cases = [Case(s.stem, ["{exe}", "{data}/" + s.name]) for s in sorted(SMOKE_DATA.glob("quickjs/*.js"))]
+    cases = [Case(s.stem, ["{exe}", "{data}/" + s.name], expect_exit=1 if "uncaught" in s.stem else 0)
+             for s in sorted(SMOKE_DATA.glob("quickjs/*.js"))]
     for t in QJS_UPSTREAM_TESTS:
         cases.append(Case("upstream_" + t[:-3], ["{exe}", "{src}/quickjs/tests/" + t]))
     return cases
@@ -297,7 +301,7 @@ def zstd_cases() -> list[Case]:
         cases.append(Case(f"compress_{f}", ["{exe}", "-c", "7"], stdin="{tmp}/in/" + f))
         cases.append(Case(f"roundtrip_{f}", ["{exe}", "-c", "19"], stdin="{tmp}/in/" + f,
                           pipe=[["{exe}", "-d"]], expect_file="{tmp}/in/" + f))
-    cases.append(Case("decompress_garbage", ["{exe}", "-d"], stdin="{tmp}/in/small.txt"))
+    cases.append(Case("decompress_garbage", ["{exe}", "-d"], stdin="{tmp}/in/small.txt", expect_exit=1))
     return cases
 
 
@@ -320,7 +324,7 @@ def bzip2_cases() -> list[Case]:
         cases.append(Case(f"roundtrip_{f}", ["{exe}", "-c", "-5"], stdin="{tmp}/in/" + f,
                           pipe=[["{exe}", "-dc"]], expect_file="{tmp}/in/" + f))
     cases.append(Case("test_integrity", ["{exe}", "-tvv", d + "sample1.bz2", d + "sample2.bz2"]))
-    cases.append(Case("corrupt_input", ["{exe}", "-dc"], stdin="{tmp}/in/small.txt"))
+    cases.append(Case("corrupt_input", ["{exe}", "-dc"], stdin="{tmp}/in/small.txt", expect_exit=2))
     return cases
 
 
@@ -400,7 +404,7 @@ def xz_cases() -> list[Case]:
     cases.append(Case("list", ["{exe}", "-lvv", "{tmp}/in/small.txt.xz", "{tmp}/in/text.txt.xz"]))
     cases.append(Case("list_robot", ["{exe}", "--robot", "-lvv", "{tmp}/in/text.txt.xz"]))
     cases.append(Case("test_files", ["{exe}", "-tv", "{tmp}/in/small.txt.xz", "{tmp}/in/text.txt.xz"]))
-    cases.append(Case("corrupt_input", ["{exe}", "-dc"], stdin="{tmp}/in/small.txt"))
+    cases.append(Case("corrupt_input", ["{exe}", "-dc"], stdin="{tmp}/in/small.txt", expect_exit=1))
     cases.append(Case("empty_roundtrip", ["{exe}", "-c"], stdin="{tmp}/in/empty.dat",
                       pipe=[["{exe}", "-dc"]], expect_file="{tmp}/in/empty.dat"))
     return cases
@@ -525,7 +529,7 @@ def fd_cases() -> list[Case]:
         Case("format", ["{exe}", "-e", "go", "--format", "{{//}} {{/}} {{.}}"], cwd=t, normalize=s),
         Case("search_path", ["{exe}", "lexer", "src", "lib"], cwd=t, normalize=s),
         Case("null_separated", ["{exe}", "-0", "-e", "h"], cwd=t, normalize="sort0"),
-        Case("bad_regex", ["{exe}", "["], cwd=t),
+        Case("bad_regex", ["{exe}", "["], cwd=t, expect_exit=1),
     ]
 
 
@@ -937,6 +941,7 @@ def run_case(case: Case, ctx: dict, reps) -> tuple[bytes, bytes | None]:
     stdin_data = Path(sub(case.stdin)).read_bytes() if case.stdin else b""
     record = b""
     data = stdin_data
+    exit_ok = True
     for i, argv in enumerate(cmds):
         argv = [sub(a) for a in argv]
         try:
@@ -945,14 +950,16 @@ def run_case(case: Case, ctx: dict, reps) -> tuple[bytes, bytes | None]:
             rc, out, err = p.returncode, p.stdout, p.stderr
         except subprocess.TimeoutExpired:
             rc, out, err = "timeout", b"", b""
+        if case.expect_exit is not None and rc != case.expect_exit:
+            exit_ok = False
         record += b"=== command %d stderr\n" % i + normalize_output(err, None, reps)
         record += b"\n=== command %d exit %s\n" % (i, str(rc).encode())
         data = out
     final = normalize_output(data, case.normalize, reps)
-    expect = None
+    indep = None if case.expect_exit is None else exit_ok
     if case.expect_file:
-        expect = Path(sub(case.expect_file)).read_bytes()
-    return b"=== stdout\n" + final + b"\n" + record, (None if expect is None else (data == expect))
+        indep = (indep is not False) and data == Path(sub(case.expect_file)).read_bytes()
+    return b"=== stdout\n" + final + b"\n" + record, indep
 
 
 def describe_diff(want: bytes, got: bytes) -> str:
@@ -998,7 +1005,8 @@ def smoke(prog: Program, exe: Path, out: Path, record: bool = False, verbose: bo
             f = expdir / f"{i:02d}_{case.name}.out"
             status = "ok"
             if indep is False:
-                status = "FAIL (output differs from %s)" % case.expect_file
+                status = "FAIL (independent check: exit status != %s or output != %s)" % (
+                    case.expect_exit, case.expect_file)
                 fails += 1
             if record:
                 f.write_bytes(got)

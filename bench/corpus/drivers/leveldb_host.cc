@@ -265,6 +265,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("leveldb %d.%d\n", leveldb::kMajorVersion, leveldb::kMinorVersion);
+  leveldb::Env::Default()->CreateDir(argv[1]);  // may already exist
   SnappyWorkload();
   MainWorkload(argv[1]);
   ComparatorWorkload(argv[1]);
