@@ -32,9 +32,9 @@ fn main() {
         }
     );
     println!(
-        "| n | bands | threshold | signatures s | index s | query s | index+query s | index+query µs/fn | buckets | largest | dropped | avg cands | top-1 in family |"
+        "| n | bands | threshold | signatures s | index s | query s | index+query s | index+query µs/fn | buckets | largest | dropped | scans/query | avg cands | top-1 in family |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for n in sizes {
         let w = synth::families(n, 0x5eed_0000 + n as u64);
         let mh = MinHasher::new(MinHashConfig::default());
@@ -78,13 +78,14 @@ fn main() {
         let st = idx.stats();
         let iq = t_index + t_query;
         println!(
-            "| {n} | {} | {:.2} | {t_sig:.3} | {t_index:.3} | {t_query:.3} | {iq:.3} | {:.2} | {} | {} | {} | {:.2} | {:.1}% |",
+            "| {n} | {} | {:.2} | {t_sig:.3} | {t_index:.3} | {t_query:.3} | {iq:.3} | {:.2} | {} | {} | {} | {:.1} | {:.2} | {:.1}% |",
             cfg.bands,
             cfg.threshold,
             iq / n as f64 * 1e6,
             st.buckets,
             st.largest_bucket,
             st.dropped,
+            st.bucket_pairs as f64 / n as f64,
             cands as f64 / n as f64,
             100.0 * hit as f64 / eligible.max(1) as f64,
         );

@@ -10,9 +10,10 @@
 //! threshold, and returns them best first (ties by smaller key, so the order is deterministic).
 //!
 //! Rules worth knowing:
-//! - **The band number is part of the bucket key.** Band 3 of one signature and band 7 of another
-//!   hold values of different hash functions; equal values there mean nothing (F3M mixed all
-//!   bands into one table).
+//! - **Every band has its own bucket table** (and the band number is hashed into the key). Band 3
+//!   of one signature and band 7 of another hold values of different hash functions; equal values
+//!   there mean nothing (F3M mixed all bands into one table). Separate tables also let
+//!   [`LshIndex::insert_many`] fill the bands in parallel.
 //! - **Bucket cap.** Very common shingle pairs make a few buckets huge, and scanning them
 //!   dominates the search (F3M §IV-E). A bucket keeps at most `bucket_cap` members; later
 //!   insertions into a full bucket are dropped (counted in [`LshStats::dropped`]). Similar
@@ -26,11 +27,12 @@
 //!   use the first `b·r` signature positions; the similarity estimate still uses all of them.
 //! - With the default threshold 0 a candidate must agree on at least one position.
 //!
-//! The bucket map uses the bucket key itself as its hash (keys come out of [`StableHasher`] and
-//! are already well mixed), which is fast and independent of any random state.
+//! The bucket maps use the bucket key itself as their hash (keys come out of [`StableHasher`] and
+//! are already well mixed), which is fast and independent of any random state. Signatures are
+//! stored in one flat array indexed by key, so scoring a candidate is one contiguous read.
 
 use crate::hash::StableHasher;
-use crate::minhash::Signature;
+use crate::minhash::{Signature, similarity};
 use crate::rank::{Candidate, CandidateSearch, FuncKey, best_first};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -136,16 +138,35 @@ pub struct LshStats {
     pub dropped: u64,
     /// Size of the largest bucket.
     pub largest_bucket: usize,
+    /// `Σ len·(len − 1)` over buckets: bucket entries a query of every member visits in total
+    /// (before de-duplication); divided by the number of functions, the scan work per query.
+    pub bucket_pairs: u64,
 }
 
 /// The LSH index.
 #[derive(Clone, Debug)]
 pub struct LshIndex {
     config: LshConfig,
-    sigs: Vec<Option<Signature>>,
-    buckets: BucketMap,
+    /// Signature length, fixed by the first insertion (0 before).
+    k: usize,
+    /// Signatures, `k` values per key slot (flat: one memory access per scored candidate).
+    values: Vec<u32>,
+    present: Vec<bool>,
+    /// One bucket table per band.
+    tables: Vec<BucketMap>,
     live: usize,
     dropped: u64,
+}
+
+/// Bucket key of band `band` holding `vals`.
+#[inline]
+fn band_key(band: usize, vals: &[u32]) -> u64 {
+    let mut h = StableHasher::with_seed(BAND_SEED);
+    h.word(band as u64);
+    for &v in vals {
+        h.word(u64::from(v));
+    }
+    h.finish()
 }
 
 impl LshIndex {
@@ -156,8 +177,10 @@ impl LshIndex {
         );
         LshIndex {
             config,
-            sigs: Vec::new(),
-            buckets: BucketMap::default(),
+            k: 0,
+            values: Vec::new(),
+            present: Vec::new(),
+            tables: vec![BucketMap::default(); config.bands],
             live: 0,
             dropped: 0,
         }
@@ -175,21 +198,33 @@ impl LshIndex {
         self.live == 0
     }
 
-    pub fn signature(&self, key: FuncKey) -> Option<&Signature> {
-        self.sigs.get(key.0 as usize).and_then(Option::as_ref)
-    }
-
-    pub fn stats(&self) -> LshStats {
-        LshStats {
-            functions: self.live,
-            buckets: self.buckets.len(),
-            dropped: self.dropped,
-            largest_bucket: self.buckets.values().map(Vec::len).max().unwrap_or(0),
+    /// The stored signature values of `key`.
+    pub fn signature(&self, key: FuncKey) -> Option<&[u32]> {
+        let k = key.0 as usize;
+        if self.present.get(k).copied().unwrap_or(false) {
+            Some(&self.values[k * self.k..(k + 1) * self.k])
+        } else {
+            None
         }
     }
 
-    /// The `b` bucket keys of a signature.
-    pub fn band_keys(&self, sig: &Signature) -> Vec<u64> {
+    pub fn stats(&self) -> LshStats {
+        let buckets = self.tables.iter().flat_map(|t| t.values());
+        let mut st = LshStats {
+            functions: self.live,
+            dropped: self.dropped,
+            ..LshStats::default()
+        };
+        for b in buckets {
+            st.buckets += 1;
+            st.largest_bucket = st.largest_bucket.max(b.len());
+            st.bucket_pairs += (b.len() * (b.len() - 1)) as u64;
+        }
+        st
+    }
+
+    /// The `b` bucket keys of a signature (band `i`'s key lives in table `i`).
+    pub fn band_keys(&self, sig: &[u32]) -> Vec<u64> {
         let r = self.config.rows;
         assert!(
             sig.len() >= self.config.positions(),
@@ -198,87 +233,137 @@ impl LshIndex {
             self.config.bands,
             r
         );
-        sig.values[..self.config.positions()]
+        sig[..self.config.positions()]
             .chunks_exact(r)
             .enumerate()
-            .map(|(band, vals)| {
-                let mut h = StableHasher::with_seed(BAND_SEED);
-                h.word(band as u64);
-                for &v in vals {
-                    h.word(u64::from(v));
-                }
-                h.finish()
-            })
+            .map(|(band, vals)| band_key(band, vals))
             .collect()
     }
 
-    fn file(&mut self, key: FuncKey, sig: Signature, keys: &[u64]) {
-        let cap = self.config.bucket_cap;
-        for &bk in keys {
-            let bucket = self.buckets.entry(bk).or_default();
-            if bucket.len() < cap {
-                bucket.push(key);
-            } else {
-                self.dropped += 1;
-            }
+    /// Stores the signature values of `key` (not its bucket memberships).
+    fn store(&mut self, key: FuncKey, sig: &[u32]) {
+        if self.k == 0 {
+            self.k = sig.len();
         }
-        let k = key.0 as usize;
-        if self.sigs.len() <= k {
-            self.sigs.resize(k + 1, None);
+        assert_eq!(
+            sig.len(),
+            self.k,
+            "all signatures of one index must have the same length"
+        );
+        let slot = key.0 as usize;
+        if self.present.len() <= slot {
+            self.present.resize(slot + 1, false);
+            self.values.resize((slot + 1) * self.k, 0);
         }
-        self.sigs[k] = Some(sig);
+        self.values[slot * self.k..(slot + 1) * self.k].copy_from_slice(sig);
+        self.present[slot] = true;
         self.live += 1;
+    }
+
+    /// Files `key` under `bk` in `table`, unless the bucket is full; returns whether it was dropped.
+    fn file(table: &mut BucketMap, cap: usize, bk: u64, key: FuncKey) -> bool {
+        let bucket = table.entry(bk).or_default();
+        if bucket.len() < cap {
+            bucket.push(key);
+            false
+        } else {
+            true
+        }
     }
 
     /// Adds `key` (replacing an earlier signature of the same key).
     pub fn insert(&mut self, key: FuncKey, sig: Signature) {
         self.remove(key);
-        let keys = self.band_keys(&sig);
-        self.file(key, sig, &keys);
+        let keys = self.band_keys(&sig.values);
+        self.store(key, &sig.values);
+        let cap = self.config.bucket_cap;
+        for (table, bk) in self.tables.iter_mut().zip(keys) {
+            self.dropped += u64::from(Self::file(table, cap, bk, key));
+        }
     }
 
-    /// Adds many functions; band keys are computed in parallel, buckets filled in input order (so
-    /// the result equals inserting one by one).
+    /// Adds many functions. Band keys are computed in parallel and the band tables are filled in
+    /// parallel (one task per band, each in input order), so the result equals inserting the
+    /// items one by one.
     pub fn insert_many(&mut self, items: Vec<(FuncKey, Signature)>) {
-        let keys: Vec<Vec<u64>> = items.par_iter().map(|(_, s)| self.band_keys(s)).collect();
-        self.buckets
-            .reserve(items.len().saturating_mul(self.config.bands) / 2);
-        for ((key, sig), ks) in items.into_iter().zip(keys) {
-            self.remove(key);
-            self.file(key, sig, &ks);
+        let keys: Vec<Vec<u64>> = items
+            .par_iter()
+            .map(|(_, s)| self.band_keys(&s.values))
+            .collect();
+        // Replacements and duplicate keys keep the sequential semantics: insert those one by one.
+        let mut seen = vec![
+            false;
+            items
+                .iter()
+                .map(|(k, _)| k.0 as usize + 1)
+                .max()
+                .unwrap_or(0)
+        ];
+        let fresh = items.iter().all(|(k, _)| {
+            let s = &mut seen[k.0 as usize];
+            let was = *s;
+            *s = true;
+            !was && self.signature(*k).is_none()
+        });
+        if !fresh {
+            for (key, sig) in items {
+                self.insert(key, sig);
+            }
+            return;
         }
+        for (key, sig) in &items {
+            self.store(*key, &sig.values);
+        }
+        let cap = self.config.bucket_cap;
+        let per_band = items.len();
+        let dropped: u64 = self
+            .tables
+            .par_iter_mut()
+            .enumerate()
+            .map(|(band, table)| {
+                table.reserve(per_band);
+                let mut dropped = 0u64;
+                for ((key, _), ks) in items.iter().zip(&keys) {
+                    dropped += u64::from(Self::file(table, cap, ks[band], *key));
+                }
+                dropped
+            })
+            .sum();
+        self.dropped += dropped;
     }
 
     /// Removes `key`; returns whether it was present.
     pub fn remove(&mut self, key: FuncKey) -> bool {
-        let Some(sig) = self.sigs.get_mut(key.0 as usize).and_then(Option::take) else {
+        let Some(sig) = self.signature(key) else {
             return false;
         };
-        for bk in self.band_keys(&sig) {
-            if let Some(bucket) = self.buckets.get_mut(&bk) {
+        let keys = self.band_keys(sig);
+        for (table, bk) in self.tables.iter_mut().zip(keys) {
+            if let Some(bucket) = table.get_mut(&bk) {
                 if let Some(pos) = bucket.iter().position(|&k| k == key) {
                     bucket.remove(pos);
                 }
                 if bucket.is_empty() {
-                    self.buckets.remove(&bk);
+                    table.remove(&bk);
                 }
             }
         }
+        self.present[key.0 as usize] = false;
         self.live -= 1;
         true
     }
 
-    /// Candidates for an arbitrary signature (`exclude` is never returned).
+    /// Candidates for arbitrary signature values (`exclude` is never returned).
     pub fn query_signature(
         &self,
-        sig: &Signature,
+        sig: &[u32],
         exclude: Option<FuncKey>,
         limit: usize,
         accept: &dyn Fn(FuncKey) -> bool,
     ) -> Vec<Candidate> {
         let mut found: Vec<FuncKey> = Vec::new();
-        for bk in self.band_keys(sig) {
-            if let Some(bucket) = self.buckets.get(&bk) {
+        for (table, bk) in self.tables.iter().zip(self.band_keys(sig)) {
+            if let Some(bucket) = table.get(&bk) {
                 found.extend(bucket.iter().copied().filter(|&k| Some(k) != exclude));
             }
         }
@@ -289,8 +374,7 @@ impl LshIndex {
             .into_iter()
             .filter(|&k| accept(k))
             .filter_map(|k| {
-                let other = self.signature(k)?;
-                let score = sig.similarity(other);
+                let score = similarity(sig, self.signature(k)?);
                 (score > threshold).then_some(Candidate { key: k, score })
             })
             .collect();
@@ -304,13 +388,12 @@ impl LshIndex {
 
     /// Queries every stored function once, in parallel; results in key order.
     pub fn query_all(&self, limit: usize) -> Vec<(FuncKey, Vec<Candidate>)> {
-        self.sigs
-            .par_iter()
-            .enumerate()
-            .filter_map(|(k, s)| {
+        (0..self.present.len())
+            .into_par_iter()
+            .filter_map(|k| {
                 let key = FuncKey(k as u32);
-                s.as_ref()
-                    .map(|s| (key, self.query_signature(s, Some(key), limit, &|_| true)))
+                let sig = self.signature(key)?;
+                Some((key, self.query_signature(sig, Some(key), limit, &|_| true)))
             })
             .collect()
     }
@@ -437,15 +520,7 @@ mod tests {
         );
         idx.remove(FuncKey(0));
         idx.remove(FuncKey(2));
-        assert_eq!(
-            idx.stats(),
-            LshStats {
-                functions: 0,
-                buckets: 0,
-                dropped: 0,
-                largest_bucket: 0
-            }
-        );
+        assert_eq!(idx.stats(), LshStats::default());
         // Re-inserting a key replaces its old signature instead of filing it twice.
         idx.insert(FuncKey(5), s.clone());
         idx.insert(FuncKey(5), s);
@@ -466,6 +541,7 @@ mod tests {
         }
         let st = idx.stats();
         assert_eq!(st.largest_bucket, 3);
+        assert_eq!(st.bucket_pairs, 100 * 3 * 2);
         assert_eq!(st.dropped, 200);
         // Key 4 is in no bucket but can still query: it finds the first three.
         let keys: Vec<u32> = idx.query(FuncKey(4), 10).iter().map(|c| c.key.0).collect();
@@ -498,10 +574,31 @@ mod tests {
         for (k, s) in items.clone() {
             a.insert(k, s);
         }
-        b.insert_many(items);
+        b.insert_many(items.clone());
         assert_eq!(a.stats(), b.stats());
+        assert!(
+            a.stats().dropped > 0,
+            "the cap must matter for this test to mean something"
+        );
+        assert_eq!(a.tables, b.tables, "same bucket members in the same order");
+        assert_eq!(a.values, b.values);
+        // Replacing existing keys and repeating a key inside one batch behave like sequential
+        // inserts too.
+        let again: Vec<(FuncKey, Signature)> = vec![
+            (FuncKey(3), items[4].1.clone()),
+            (FuncKey(70), items[5].1.clone()),
+            (FuncKey(70), items[6].1.clone()),
+        ];
+        for (k, s) in again.clone() {
+            a.insert(k, s);
+        }
+        b.insert_many(again);
+        assert_eq!(a.tables, b.tables);
+        assert_eq!(a.values, b.values);
+        assert_eq!(a.len(), 61);
+        assert_eq!(b.len(), 61);
         let all = b.query_all(5);
-        assert_eq!(all.len(), 60);
+        assert_eq!(all.len(), 61);
         for (k, c) in &all {
             assert_eq!(c, &a.query(*k, 5));
             assert!(
@@ -519,9 +616,11 @@ mod tests {
             ..LshConfig::default()
         });
         let s = mh.signature(&random_seq(5, 20));
-        assert_eq!(idx.band_keys(&s).len(), 14);
+        assert_eq!(idx.band_keys(&s.values).len(), 14);
         let mut t = s.clone();
         t.values[100] ^= 1; // outside the 28 banded positions
-        assert_eq!(idx.band_keys(&s), idx.band_keys(&t));
+        assert_eq!(idx.band_keys(&s.values), idx.band_keys(&t.values));
+        t.values[27] ^= 1; // inside
+        assert_ne!(idx.band_keys(&s.values), idx.band_keys(&t.values));
     }
 }

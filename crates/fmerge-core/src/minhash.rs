@@ -123,22 +123,13 @@ impl Signature {
     /// Number of positions where both signatures agree (over the shorter length).
     #[inline]
     pub fn equal_positions(&self, other: &Signature) -> usize {
-        self.values
-            .iter()
-            .zip(&other.values)
-            .filter(|(a, b)| a == b)
-            .count()
+        equal_positions(&self.values, &other.values)
     }
 
     /// Estimated Jaccard index: the fraction of equal positions (over the longer length, so
     /// signatures of different lengths never look more similar than they are).
     pub fn similarity(&self, other: &Signature) -> f64 {
-        let n = self.values.len().max(other.values.len());
-        if n == 0 {
-            1.0
-        } else {
-            self.equal_positions(other) as f64 / n as f64
-        }
+        similarity(&self.values, &other.values)
     }
 
     pub fn len(&self) -> usize {
@@ -147,6 +138,23 @@ impl Signature {
 
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
+    }
+}
+
+/// [`Signature::equal_positions`] on raw signature values.
+#[inline]
+pub fn equal_positions(a: &[u32], b: &[u32]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x == y).count()
+}
+
+/// [`Signature::similarity`] on raw signature values.
+#[inline]
+pub fn similarity(a: &[u32], b: &[u32]) -> f64 {
+    let n = a.len().max(b.len());
+    if n == 0 {
+        1.0
+    } else {
+        equal_positions(a, b) as f64 / n as f64
     }
 }
 
