@@ -12,6 +12,7 @@ Subcommands (see README.md next to this file):
   stats PROGRAM [--bc M]        module statistics (functions, instructions,
                                 .text bytes of llc-22 -filetype=obj)
   list                          programs and their artifacts
+  report                        Markdown table of module statistics
 
 Python 3.11 standard library only.
 """
@@ -158,7 +159,7 @@ class Case:
     stdin: str | None = None
     pipe: list[list[str]] = field(default_factory=list)
     cwd: str = "{tmp}"
-    normalize: str | None = None  # None | "sort" | "json"
+    normalize: str | None = None  # None | "sort" (lines) | "sort0" | "words" | "json"
     expect_file: str | None = None
     expect_exit: int | None = 0  # required exit status of every command (None: any)
     env: dict[str, str] = field(default_factory=dict)
@@ -525,7 +526,7 @@ def fd_cases() -> list[Case]:
         Case("full_path", ["{exe}", "-p", "deep/.*\\.(py|js)$"], cwd=t, normalize=s),
         Case("exclude", ["{exe}", "-E", "src", "-E", "*.txt", "-t", "f"], cwd=t, normalize=s),
         Case("exec", ["{exe}", "-e", "toml", "-x", "echo", "{{/.}}"], cwd=t, normalize=s),
-        Case("exec_batch", ["{exe}", "-e", "sh", "-X", "echo"], cwd=t),
+        Case("exec_batch", ["{exe}", "-e", "sh", "-X", "echo"], cwd=t, normalize="words"),
         Case("format", ["{exe}", "-e", "go", "--format", "{{//}} {{/}} {{.}}"], cwd=t, normalize=s),
         Case("search_path", ["{exe}", "lexer", "src", "lib"], cwd=t, normalize=s),
         Case("null_separated", ["{exe}", "-0", "-e", "h"], cwd=t, normalize="sort0"),
@@ -812,18 +813,26 @@ def module_stats(module: Path, obj: Path | None = None) -> dict:
     defined = declared = insts = blocks = 0
     in_fn = False
     label = re.compile(r"^[\w.$\"-]+:")
+    # one instruction per line indented by exactly two spaces; switch cases,
+    # landingpad clauses etc. continue on lines indented further, "  ]" ends
+    # a switch
+    inst = re.compile(r"^  [^ \];]")
+    first = False
     for line in p.stdout:
         if in_fn:
             if line.startswith("}"):
                 in_fn = False
-            elif line.startswith("  ") and not line.lstrip().startswith(";"):
+            elif inst.match(line):
                 insts += 1
+                if first:  # unnamed entry block
+                    blocks += 1
+                first = False
             elif label.match(line):
                 blocks += 1
+                first = False
         elif line.startswith("define "):
             defined += 1
-            blocks += 1  # entry block
-            in_fn = True
+            in_fn = first = True
         elif line.startswith("declare "):
             declared += 1
     p.wait()
@@ -905,6 +914,8 @@ def normalize_output(data: bytes, how: str | None, reps: list[tuple[str, str]]) 
         trailing = lines and lines[-1] == b""
         body = sorted(lines[:-1] if trailing else lines)
         data = b"\n".join(body) + (b"\n" if trailing else b"")
+    elif how == "words":
+        data = b"\n".join(sorted(data.split())) + b"\n"
     elif how == "sort0":
         parts = [x for x in data.split(b"\0") if x]
         data = b"\0".join(sorted(parts)) + b"\0"
@@ -1003,24 +1014,23 @@ def smoke(prog: Program, exe: Path, out: Path, record: bool = False, verbose: bo
             got, indep = run_case(case, ctx, reps)
             dt = time.time() - t0
             f = expdir / f"{i:02d}_{case.name}.out"
-            status = "ok"
+            problems = []
             if indep is False:
-                status = "FAIL (independent check: exit status != %s or output != %s)" % (
-                    case.expect_exit, case.expect_file)
-                fails += 1
+                problems.append("independent check failed: exit status != %s or stdout != %s"
+                                % (case.expect_exit, case.expect_file))
             if record:
                 f.write_bytes(got)
             else:
                 want = f.read_bytes() if f.exists() else None
                 if want is None:
-                    status = "FAIL (no reference output %s)" % f.name
-                    fails += 1
+                    problems.append("no reference output %s" % f.name)
                 elif want != got:
-                    status = "FAIL (differs from reference)"
-                    fails += 1
+                    problems.append("differs from reference")
                     print(f"--- {prog.name}/{case.name}:\n{describe_diff(want, got)}", file=sys.stderr)
-            if verbose or status != "ok":
-                print(f"{prog.name:8} {case.name:32} {dt:6.2f}s {status}", file=sys.stderr)
+            fails += bool(problems)
+            if verbose or problems:
+                print(f"{prog.name:8} {case.name:32} {dt:6.2f}s {'FAIL (' + '; '.join(problems) + ')' if problems else 'ok'}",
+                      file=sys.stderr)
         if not record:
             extra = sorted(p.name for p in expdir.glob("*.out")
                            if p.name not in {f"{i:02d}_{c.name}.out" for i, c in enumerate(cases)})
@@ -1044,6 +1054,10 @@ def cmd_smoke(args) -> int:
                 log(str(e))
                 return 3
             return smoke(prog, exe, out, verbose=args.verbose)
+    if args.record:
+        # re-record the reference outputs (default: with the native build)
+        exe = Path(args.exe) if args.exe else out / prog.name / "native" / prog.name
+        return smoke(prog, exe, out, record=True, verbose=args.verbose)
     exe = Path(args.exe) if args.exe else out / prog.name / prog.name
     if not exe.exists():
         log(f"{exe} does not exist")
@@ -1066,7 +1080,13 @@ def cmd_stats(args) -> int:
     pdir = Path(args.out) / prog.name
     module = Path(args.bc) if args.bc else pdir / f"{prog.name}.bc"
     obj = None if args.bc else pdir / f"{prog.name}.o"
-    print(json.dumps(module_stats(module, obj), indent=1))
+    st = module_stats(module, obj)
+    print(json.dumps(st, indent=1))
+    if args.update and not args.bc:
+        f = pdir / "stats.json"
+        info = json.loads(f.read_text())
+        info.update(st)
+        f.write_text(json.dumps(info, indent=1) + "\n")
     return 0
 
 
@@ -1092,6 +1112,24 @@ def cmd_list(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    """Markdown table of the recorded statistics (used for README.md)."""
+    out = Path(args.out)
+    print("| program | crate version | kind | per-file .bc | functions (defined) | basic blocks | instructions "
+          "| bitcode bytes | .text bytes (llc-22) | exe bytes | build s | smoke cases |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in PROGRAMS:
+        st = out / name / "stats.json"
+        if not st.exists():
+            continue
+        s = json.loads(st.read_text())
+        ncases = len(list((out / name / "expected").glob("*.out")))
+        print(f"| {name} | {s['crate']} {s['version']} | {s['kind']} | {s['per_file_bitcode']} | "
+              f"{s['functions_defined']} | {s['basic_blocks']} | {s['instructions']} | {s['bitcode_bytes']} | "
+              f"{s['text_bytes']} | {s['exe_bytes']} | {s['times']['total_build_s']:.0f} | {ncases} |")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(default_out()), help="output dir (default: %(default)s)")
@@ -1112,6 +1150,8 @@ def main(argv=None) -> int:
     g.add_argument("--bc", help="link this whole-program module first (same recipe as `link`)")
     s.add_argument("--codegen", choices=["llc", "clang-Os"], default="llc")
     s.add_argument("-v", "--verbose", action="store_true")
+    s.add_argument("--record", action="store_true",
+                   help="re-record the reference outputs (with --exe, or the native build) instead of comparing")
     lk = sp.add_parser("link")
     lk.add_argument("program")
     lk.add_argument("input")
@@ -1120,11 +1160,14 @@ def main(argv=None) -> int:
     st = sp.add_parser("stats")
     st.add_argument("program")
     st.add_argument("--bc")
+    st.add_argument("--update", action="store_true", help="store the numbers in <out>/<prog>/stats.json")
     sp.add_parser("list")
+    sp.add_parser("report", help="Markdown table of module statistics")
     args = ap.parse_args(argv)
     try:
         return {"fetch": cmd_fetch, "build": cmd_build, "smoke": cmd_smoke, "link": cmd_link,
-                "stats": cmd_stats, "list": cmd_list}[args.cmd](args)
+                "stats": cmd_stats, "list": cmd_list,
+                "report": cmd_report}[args.cmd](args)
     except BuildError as e:
         log(str(e))
         return 1
