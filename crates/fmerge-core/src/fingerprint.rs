@@ -47,11 +47,7 @@ impl Overlap {
     /// `sim / (2·sim + diff)`, 0 when both sides are empty.
     pub fn upper_bound(self) -> f64 {
         let den = 2 * self.sim + self.diff;
-        if den == 0 {
-            0.0
-        } else {
-            self.sim as f64 / den as f64
-        }
+        if den == 0 { 0.0 } else { self.sim as f64 / den as f64 }
     }
 }
 
@@ -104,18 +100,10 @@ impl OpcodeTypeFingerprint {
         let types = counts(
             f.insts
                 .iter()
-                .map(|i| {
-                    t.types
-                        .get(i.ty.0 as usize)
-                        .map_or(u64::MAX, |ty| ty.stable_hash)
-                })
+                .map(|i| t.types.get(i.ty.0 as usize).map_or(u64::MAX, |ty| ty.stable_hash))
                 .collect(),
         );
-        OpcodeTypeFingerprint {
-            opcodes,
-            types,
-            size: f.insts.len() as u32,
-        }
+        OpcodeTypeFingerprint { opcodes, types, size: f.insts.len() as u32 }
     }
 
     /// Fingerprint from raw `(opcode, result type hash)` pairs (tests, synthetic benchmarks).
@@ -138,19 +126,33 @@ impl OpcodeTypeFingerprint {
 
 /// `min(UB_opcodes, UB_types)`, in `[0, 0.5]`; 0.5 for equal opcode and type multisets.
 pub fn upper_bound_similarity(a: &OpcodeTypeFingerprint, b: &OpcodeTypeFingerprint) -> f64 {
-    a.opcode_overlap(b)
-        .upper_bound()
-        .min(a.type_overlap(b).upper_bound())
+    a.opcode_overlap(b).upper_bound().min(a.type_overlap(b).upper_bound())
 }
 
 /// SalSSA's similarity pruning: false when the pair is not worth an alignment.
 pub fn passes_pruning(a: &OpcodeTypeFingerprint, b: &OpcodeTypeFingerprint) -> bool {
-    let ops = a.opcode_overlap(b);
-    let tys = a.type_overlap(b);
+    pruning_ok(a.opcode_overlap(b), a.type_overlap(b))
+}
+
+fn pruning_ok(ops: Overlap, tys: Overlap) -> bool {
     // `sim < 0.8·diff` ⇔ `5·sim < 4·diff`, in integers.
     let opcodes_ok = 5 * ops.sim >= 4 * ops.diff;
     let types_ok = tys.diff <= 2 * tys.sim;
     opcodes_ok && types_ok
+}
+
+/// [`upper_bound_similarity`] of a pair, or `None` when `prune` is set and the pair fails
+/// [`passes_pruning`]. Walks both frequency lists once (the ranking's inner loop).
+pub fn score_pair(
+    a: &OpcodeTypeFingerprint,
+    b: &OpcodeTypeFingerprint,
+    prune: bool,
+) -> Option<f64> {
+    let (ops, tys) = (a.opcode_overlap(b), a.type_overlap(b));
+    if prune && !pruning_ok(ops, tys) {
+        return None;
+    }
+    Some(ops.upper_bound().min(tys.upper_bound()))
 }
 
 #[cfg(test)]
@@ -165,9 +167,7 @@ mod tests {
 
     #[test]
     fn identical_functions_score_one_half_and_pass() {
-        let r = Recipe {
-            blocks: vec![(vec![Step::Load, Step::Add(0, 1), Step::Store(2)], None)],
-        };
+        let r = Recipe { blocks: vec![(vec![Step::Load, Step::Add(0, 1), Step::Store(2)], None)] };
         let t = tables();
         let f = build(&r);
         let a = OpcodeTypeFingerprint::new(&t, &f);
@@ -216,14 +216,8 @@ mod tests {
         let mut six = base.clone();
         six.extend(vec![(opcode::SUB, I32H); 6]);
         let b = OpcodeTypeFingerprint::from_pairs(&base);
-        assert!(passes_pruning(
-            &b,
-            &OpcodeTypeFingerprint::from_pairs(&five)
-        ));
-        assert!(!passes_pruning(
-            &b,
-            &OpcodeTypeFingerprint::from_pairs(&six)
-        ));
+        assert!(passes_pruning(&b, &OpcodeTypeFingerprint::from_pairs(&five)));
+        assert!(!passes_pruning(&b, &OpcodeTypeFingerprint::from_pairs(&six)));
     }
 
     #[test]
@@ -283,6 +277,9 @@ mod tests {
             }
             prop_assert_eq!(fa.opcode_overlap(&fb), Overlap { sim, diff });
             prop_assert_eq!(passes_pruning(&fa, &fb), passes_pruning(&fb, &fa));
+            let expected = passes_pruning(&fa, &fb).then_some(s);
+            prop_assert_eq!(score_pair(&fa, &fb, true), expected);
+            prop_assert_eq!(score_pair(&fa, &fb, false), Some(s));
         }
     }
 }

@@ -6,7 +6,7 @@
 //!   function. [`ExhaustiveRanking`] (Rocha, seed 000 / notes §1) and [`crate::lsh::LshIndex`]
 //!   (F3M) both implement it, so the driver and the comparisons between them are written once.
 //! - [`ExhaustiveRanking::candidates`] scores *every* other stored function with
-//!   [`upper_bound_similarity`], drops the pairs the SalSSA pruning filter rejects, and returns
+//!   [`crate::fingerprint::upper_bound_similarity`], drops the pairs the SalSSA pruning filter rejects, and returns
 //!   the best `limit` (the *exploration threshold*). This is quadratic over a whole module; it is
 //!   the quality reference for LSH and the right choice for small modules.
 //! - [`Worklist`] is seed 000's greedy order: largest functions first (they have the most to
@@ -18,7 +18,7 @@
 //! candidate in its size-sorted list, which is an order fmerge does not have to reproduce), and
 //! scores are compared with `f64::total_cmp`.
 
-use crate::fingerprint::{OpcodeTypeFingerprint, passes_pruning, upper_bound_similarity};
+use crate::fingerprint::{OpcodeTypeFingerprint, score_pair};
 use std::collections::{HashSet, VecDeque};
 
 /// Identifies one function in a search structure. Keys index tables, so use dense small
@@ -79,11 +79,7 @@ pub struct ExhaustiveRanking {
 
 impl ExhaustiveRanking {
     pub fn new() -> Self {
-        ExhaustiveRanking {
-            fps: Vec::new(),
-            live: 0,
-            pruning: true,
-        }
+        ExhaustiveRanking { fps: Vec::new(), live: 0, pruning: true }
     }
 
     pub fn len(&self) -> usize {
@@ -113,11 +109,7 @@ impl CandidateSearch for ExhaustiveRanking {
     }
 
     fn remove(&mut self, key: FuncKey) -> bool {
-        let removed = self
-            .fps
-            .get_mut(key.0 as usize)
-            .and_then(Option::take)
-            .is_some();
+        let removed = self.fps.get_mut(key.0 as usize).and_then(Option::take).is_some();
         if removed {
             self.live -= 1;
         }
@@ -137,13 +129,12 @@ impl CandidateSearch for ExhaustiveRanking {
         for (k, fp) in self.fps.iter().enumerate() {
             let Some(fp) = fp else { continue };
             let other = FuncKey(k as u32);
-            if other == key || (self.pruning && !passes_pruning(me, fp)) || !accept(other) {
+            if other == key || !accept(other) {
                 continue;
             }
-            out.push(Candidate {
-                key: other,
-                score: upper_bound_similarity(me, fp),
-            });
+            if let Some(score) = score_pair(me, fp, self.pruning) {
+                out.push(Candidate { key: other, score });
+            }
         }
         best_first(out, limit)
     }
@@ -228,40 +219,18 @@ mod tests {
     #[test]
     fn exhaustive_ranking_orders_by_upper_bound_and_prunes() {
         let mut r = ExhaustiveRanking::new();
-        let base = fp(&[
-            (opcode::LOAD, 1, 10),
-            (opcode::ADD, 1, 5),
-            (opcode::RET, 0, 1),
-        ]);
+        let base = fp(&[(opcode::LOAD, 1, 10), (opcode::ADD, 1, 5), (opcode::RET, 0, 1)]);
         r.insert(FuncKey(0), base.clone());
         r.insert(
             FuncKey(1),
-            fp(&[
-                (opcode::LOAD, 1, 10),
-                (opcode::ADD, 1, 4),
-                (opcode::RET, 0, 1),
-            ]),
+            fp(&[(opcode::LOAD, 1, 10), (opcode::ADD, 1, 4), (opcode::RET, 0, 1)]),
         );
         r.insert(FuncKey(2), base.clone());
-        r.insert(
-            FuncKey(3),
-            fp(&[
-                (opcode::LOAD, 1, 9),
-                (opcode::ADD, 1, 3),
-                (opcode::RET, 0, 1),
-            ]),
-        );
-        r.insert(
-            FuncKey(4),
-            fp(&[(opcode::CALL, 0, 30), (opcode::RET, 0, 1)]),
-        );
+        r.insert(FuncKey(3), fp(&[(opcode::LOAD, 1, 9), (opcode::ADD, 1, 3), (opcode::RET, 0, 1)]));
+        r.insert(FuncKey(4), fp(&[(opcode::CALL, 0, 30), (opcode::RET, 0, 1)]));
         let c = r.candidates(FuncKey(0), 10, &all);
         let keys: Vec<u32> = c.iter().map(|c| c.key.0).collect();
-        assert_eq!(
-            keys,
-            vec![2, 1, 3],
-            "identical first, dissimilar (4) pruned, self skipped"
-        );
+        assert_eq!(keys, vec![2, 1, 3], "identical first, dissimilar (4) pruned, self skipped");
         assert_eq!(c[0].score, 0.5);
         assert!(c[1].score > c[2].score);
         // The exploration threshold cuts the list; the filter removes keys.
@@ -270,10 +239,7 @@ mod tests {
         assert_eq!(no2[0].key, FuncKey(1));
         // Without pruning, the stranger shows up last.
         r.pruning = false;
-        assert_eq!(
-            r.candidates(FuncKey(0), 10, &all).last().unwrap().key,
-            FuncKey(4)
-        );
+        assert_eq!(r.candidates(FuncKey(0), 10, &all).last().unwrap().key, FuncKey(4));
     }
 
     #[test]
@@ -286,10 +252,7 @@ mod tests {
         assert!(r.remove(FuncKey(9)));
         assert!(!r.remove(FuncKey(9)));
         assert!(r.candidates(FuncKey(5), 3, &all).is_empty());
-        assert!(
-            r.candidates(FuncKey(9), 3, &all).is_empty(),
-            "a removed key has no candidates"
-        );
+        assert!(r.candidates(FuncKey(9), 3, &all).is_empty(), "a removed key has no candidates");
         r.insert(FuncKey(5), a);
         assert_eq!(r.len(), 1, "re-inserting replaces");
     }
@@ -301,22 +264,14 @@ mod tests {
         for k in [7, 3, 5, 1] {
             r.insert(FuncKey(k), a.clone());
         }
-        let keys: Vec<u32> = r
-            .candidates(FuncKey(5), 2, &all)
-            .iter()
-            .map(|c| c.key.0)
-            .collect();
+        let keys: Vec<u32> = r.candidates(FuncKey(5), 2, &all).iter().map(|c| c.key.0).collect();
         assert_eq!(keys, vec![1, 3]);
     }
 
     #[test]
     fn worklist_pops_largest_first_and_merged_functions_next() {
-        let mut w = Worklist::new([
-            (FuncKey(0), 5),
-            (FuncKey(1), 50),
-            (FuncKey(2), 7),
-            (FuncKey(3), 50),
-        ]);
+        let mut w =
+            Worklist::new([(FuncKey(0), 5), (FuncKey(1), 50), (FuncKey(2), 7), (FuncKey(3), 50)]);
         assert_eq!(w.len(), 4);
         assert_eq!(w.pop(), Some(FuncKey(1)));
         // F1 = 1 merged with F2 = 2 into the new function 10.
@@ -335,24 +290,12 @@ mod tests {
     #[test]
     fn best_first_keeps_the_top_in_order() {
         let c: Vec<Candidate> = (0..100)
-            .map(|k| Candidate {
-                key: FuncKey(k),
-                score: f64::from((k * 37) % 10),
-            })
+            .map(|k| Candidate { key: FuncKey(k), score: f64::from((k * 37) % 10) })
             .collect();
         let top = best_first(c, 5);
         let keys: Vec<u32> = top.iter().map(|c| c.key.0).collect();
         // Score 9 belongs to k with 37k ≡ 9 (mod 10) ⇔ k ≡ 7 (mod 10).
         assert_eq!(keys, vec![7, 17, 27, 37, 47]);
-        assert!(
-            best_first(
-                vec![Candidate {
-                    key: FuncKey(1),
-                    score: 1.0
-                }],
-                0
-            )
-            .is_empty()
-        );
+        assert!(best_first(vec![Candidate { key: FuncKey(1), score: 1.0 }], 0).is_empty());
     }
 }
