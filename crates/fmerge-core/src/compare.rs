@@ -11,7 +11,7 @@
 //! - [`Mode::ModuloParams`] additionally accepts two *different* constants at a position the
 //!   lowering marked `ConstRole::Param` (call targets and arguments, load/store operands) as long as
 //!   their types are equal; those positions are what constant-parameterized merging turns into
-//!   extra parameters.
+//!   extra parameters. Functions that refer to themselves never compare equal in this mode.
 //!
 //! The same walk also gives the bucket hash ([`structural_hash`]): equal functions always get
 //! equal hashes, so only functions sharing a hash need a full comparison.
@@ -111,7 +111,8 @@ pub fn compare(
     let mut diffs = Vec::new();
     for (&i, &j) in wf.insts.iter().zip(&wg.insts) {
         let (a, b) = (&f.insts[i as usize], &g.insts[j as usize]);
-        if a.opcode != b.opcode || a.ty != b.ty || a.state != b.state || a.ops.len() != b.ops.len() {
+        if a.opcode != b.opcode || a.ty != b.ty || a.state != b.state || a.ops.len() != b.ops.len()
+        {
             return None;
         }
         for (k, (&x, &y)) in f.ops(i).iter().zip(g.ops(j)).enumerate() {
@@ -151,7 +152,10 @@ fn operands_equal(
             same(sa != UNREACHED && sa == sb)
         }
         (Operand::Arg(a), Operand::Arg(b)) => same(a == b),
-        (Operand::SelfRef, Operand::SelfRef) => Some(true),
+        // Identical functions may both call themselves: folding one into the other keeps the
+        // recursion inside the surviving copy. Up to constants, a merged body shared by both
+        // would call only one of them, so self-references end the comparison there.
+        (Operand::SelfRef, Operand::SelfRef) => same(mode == Mode::Exact),
         (Operand::Opaque(a), Operand::Opaque(b)) => same(a == b),
         (Operand::Const { id: a, role: ra }, Operand::Const { id: b, role: rb }) => {
             if a == b {
@@ -304,7 +308,8 @@ pub fn param_plan(
             columns.get_mut(&(d.inst, d.op)).expect("column made above")[m] = d.right;
         }
     }
-    let mut plan = ParamPlan { sites: Vec::new(), args: vec![Vec::new(); class.len()], types: Vec::new() };
+    let mut plan =
+        ParamPlan { sites: Vec::new(), args: vec![Vec::new(); class.len()], types: Vec::new() };
     let mut param_of: BTreeMap<Vec<ConstId>, u32> = BTreeMap::new();
     // Walk order of the representative keeps parameter numbering stable and readable.
     let mut keys: Vec<(u32, u32)> = columns.keys().copied().collect();

@@ -222,7 +222,7 @@ pub enum Operand {
 pub enum ConstRole {
     /// A parameter may replace it, and constant-parameterized merging does so: call targets
     /// and arguments of ordinary calls, load/store operands (the positions seed 002 and LLVM's
-    /// GlobalMergeFunc parameterize).
+    /// GlobalMergeFunc parameterize), and the base address of a GEP.
     Param,
     /// Any runtime value of the same type may replace it (a `select` in a merged function), but
     /// constant-parameterized merging leaves it alone, because an immediate folds into the

@@ -11,6 +11,8 @@
 //! - [`hash`]: the stable hash function used for everything that must not change between runs.
 //! - [`compare`]: exact structural equality (identical functions) and equality up to
 //!   parameterizable constants (constant-parameterized merging).
+//! - [`profit`]: the profit model Δ = Σ c(fi) − (c(merged) + ε) and when to confirm it by
+//!   generating code.
 //! - [`bitcode`]: reads the producer string of a bitcode file without LLVM (version checks).
 //! - [`encode`]: one stable 32-bit integer per instruction (opcode, types, operand shape), equal
 //!   across modules; the alphabet of MinHash shingles.
@@ -33,6 +35,7 @@ pub mod hash;
 pub mod ir;
 pub mod lsh;
 pub mod minhash;
+pub mod profit;
 pub mod rank;
 
 #[cfg(test)]

@@ -75,16 +75,6 @@ void fm_copy_function_attrs(LLVMValueRef Dst, LLVMValueRef Src) {
   unwrap<Function>(Dst)->copyAttributesFrom(unwrap<Function>(Src));
 }
 
-// Identity of a function's attribute list (attribute lists are uniqued per context).
-const void *fm_function_attr_list(LLVMValueRef Fn) {
-  return unwrap<Function>(Fn)->getAttributes().getRawPointer();
-}
-
-// Identity of a call site's attribute list.
-const void *fm_call_attr_list(LLVMValueRef Call) {
-  return unwrap<CallBase>(Call)->getAttributes().getRawPointer();
-}
-
 // Gives call site `Call` the attribute list of call site `From`.
 void fm_copy_call_attrs(LLVMValueRef Call, LLVMValueRef From) {
   unwrap<CallBase>(Call)->setAttributes(unwrap<CallBase>(From)->getAttributes());
@@ -122,15 +112,20 @@ int fm_has_address_taken(LLVMValueRef Fn) {
 }
 
 // A new module holding definitions of only the listed functions; every other global becomes a
-// declaration. Used to measure candidate functions by generating code for just them.
+// declaration (global variables keep their initializers). Used to measure candidate functions by
+// generating code for just them; kept private functions become internal so they have symbols.
 LLVMModuleRef fm_clone_module_subset(LLVMModuleRef M, LLVMValueRef *Fns, size_t N) {
   std::unordered_set<const GlobalValue *> Keep;
   for (size_t i = 0; i < N; ++i)
     Keep.insert(unwrap<GlobalValue>(Fns[i]));
   ValueToValueMapTy VMap;
   std::unique_ptr<Module> New = CloneModule(*unwrap(M), VMap, [&](const GlobalValue *GV) {
-    return Keep.count(GV) != 0 || !isa<Function>(GV);
+    return Keep.count(GV) != 0 || isa<GlobalVariable>(GV);
   });
+  // Private functions get no symbol table entry, so their size could not be read back.
+  for (Function &F : *New)
+    if (!F.isDeclaration() && F.hasPrivateLinkage())
+      F.setLinkage(GlobalValue::InternalLinkage);
   return wrap(New.release());
 }
 
@@ -257,6 +252,70 @@ void fm_call_like_function(LLVMValueRef Call, LLVMValueRef Fn) {
   Function *F = unwrap<Function>(Fn);
   CB->setCallingConv(F->getCallingConv());
   CB->setAttributes(F->getAttributes());
+}
+
+} // extern "C"
+
+// ---- attribute lists --------------------------------------------------------------------
+//
+// Two functions (or call sites) whose attribute lists differ only in attributes LLVM can
+// intersect (inferred facts such as `range`, `nonnull`, `memory(...)`, `nounwind`) may share one
+// body that carries the intersection. Attributes that change meaning or ABI (`byval`, `sret`,
+// string attributes such as "target-features") must match exactly.
+
+static AttributeList attrsOf(Value *V) {
+  if (auto *F = dyn_cast<Function>(V))
+    return F->getAttributes();
+  return cast<CallBase>(V)->getAttributes();
+}
+
+static void setAttrs(Value *V, AttributeList L) {
+  if (auto *F = dyn_cast<Function>(V))
+    F->setAttributes(L);
+  else
+    cast<CallBase>(V)->setAttributes(L);
+}
+
+static AttributeSet mustMatchPart(LLVMContext &C, AttributeSet S) {
+  AttrBuilder B(C);
+  for (Attribute A : S) {
+    if (A.isStringAttribute() || Attribute::intersectMustPreserve(A.getKindAsEnum()))
+      B.addAttribute(A);
+  }
+  return AttributeSet::get(C, B);
+}
+
+extern "C" {
+
+// Identity of the part of a function's or call site's attribute list that must match exactly
+// for two of them to share one body (uniqued: equal pointers mean equal parts).
+const void *fm_attr_key(LLVMValueRef V) {
+  Value *Val = unwrap(V);
+  LLVMContext &C = Val->getContext();
+  AttributeList L = attrsOf(Val);
+  SmallVector<AttributeSet, 8> Params;
+  for (unsigned i = 0; i < L.getNumAttrSets(); ++i)
+    Params.push_back(mustMatchPart(C, L.getParamAttrs(i)));
+  AttributeList K = AttributeList::get(C, mustMatchPart(C, L.getFnAttrs()),
+                                       mustMatchPart(C, L.getRetAttrs()), Params);
+  return K.getRawPointer();
+}
+
+// Whether the attribute lists of `A` and `B` (two functions or two call sites) intersect.
+int fm_attrs_intersectable(LLVMValueRef A, LLVMValueRef B) {
+  Value *VA = unwrap(A);
+  return attrsOf(VA).intersectWith(VA->getContext(), attrsOf(unwrap(B))).has_value() ? 1 : 0;
+}
+
+// Gives `Keep` the intersection of its attribute list and `Other`'s. Returns 0 (and changes
+// nothing) if they do not intersect.
+int fm_intersect_attrs(LLVMValueRef Keep, LLVMValueRef Other) {
+  Value *VK = unwrap(Keep);
+  auto R = attrsOf(VK).intersectWith(VK->getContext(), attrsOf(unwrap(Other)));
+  if (!R)
+    return 0;
+  setAttrs(VK, *R);
+  return 1;
 }
 
 } // extern "C"

@@ -15,7 +15,8 @@ pub fn instruction_costs(target: &Target, f: Value<'_>) -> Option<Vec<i64>> {
     let mut out = vec![0i64; n];
     // SAFETY: `f` is a live function, the target machine is alive, and `out` has room for
     // every instruction of `f` (counted just above).
-    let total = unsafe { ffi::fm_function_codesize_costs(f.raw(), target.raw(), out.as_mut_ptr(), n) };
+    let total =
+        unsafe { ffi::fm_function_codesize_costs(f.raw(), target.raw(), out.as_mut_ptr(), n) };
     (total >= 0).then_some(out)
 }
 
@@ -23,6 +24,7 @@ pub fn instruction_costs(target: &Target, f: Value<'_>) -> Option<Vec<i64>> {
 pub fn function_cost(target: &Target, f: Value<'_>) -> Option<i64> {
     assert!(f.is_function());
     // SAFETY: live function and target machine; no output buffer is written (n = 0).
-    let total = unsafe { ffi::fm_function_codesize_costs(f.raw(), target.raw(), std::ptr::null_mut(), 0) };
+    let total =
+        unsafe { ffi::fm_function_codesize_costs(f.raw(), target.raw(), std::ptr::null_mut(), 0) };
     (total >= 0).then_some(total)
 }

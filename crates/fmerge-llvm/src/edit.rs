@@ -131,13 +131,23 @@ impl<'m> Builder<'m> {
         let mut raw: Vec<_> = args.iter().map(|a| a.raw()).collect();
         // SAFETY: positioned builder; argument count and types checked against the type.
         Self::done(unsafe {
-            c::LLVMBuildCall2(self.raw, fn_ty.raw(), callee.raw(), raw.as_mut_ptr(), raw.len() as u32, EMPTY)
+            c::LLVMBuildCall2(
+                self.raw,
+                fn_ty.raw(),
+                callee.raw(),
+                raw.as_mut_ptr(),
+                raw.len() as u32,
+                EMPTY,
+            )
         })
     }
 
     /// Inserts an instruction that is not in any block yet (e.g. a fresh clone) here.
     pub fn insert(&self, inst: Value<'m>) {
-        assert!(inst.is_instruction() && inst.parent_block().is_none(), "insert of a placed instruction");
+        assert!(
+            inst.is_instruction() && inst.parent_block().is_none(),
+            "insert of a placed instruction"
+        );
         // SAFETY: positioned builder; a live instruction without parent (checked).
         unsafe { c::LLVMInsertIntoBuilder(self.raw, inst.raw()) }
     }
@@ -202,6 +212,25 @@ impl<'m> Value<'m> {
         assert_eq!(self.opcode(), Some(fmerge_core::ir::opcode::CALL));
         // SAFETY: checked to be a call.
         unsafe { c::LLVMSetTailCallKind(self.raw(), kind) }
+    }
+
+    /// Gives this call site the attribute list of call site `from`.
+    pub fn copy_call_attrs_from(self, from: Value<'m>) {
+        let calls = [fmerge_core::ir::opcode::CALL, fmerge_core::ir::opcode::INVOKE];
+        assert!(self.opcode().is_some_and(|o| calls.contains(&o)));
+        assert!(from.opcode().is_some_and(|o| calls.contains(&o)));
+        // SAFETY: two live call sites (checked).
+        unsafe { ffi::fm_copy_call_attrs(self.raw(), from.raw()) }
+    }
+
+    /// Gives this instruction the debug location of `from`.
+    pub fn copy_debug_loc_from(self, from: Value<'m>) {
+        assert!(self.is_instruction() && from.is_instruction());
+        // SAFETY: two live instructions (checked); locations are uniqued metadata.
+        unsafe {
+            use llvm_sys::debuginfo as di;
+            di::LLVMInstructionSetDebugLoc(self.raw(), di::LLVMInstructionGetDebugLoc(from.raw()))
+        }
     }
 
     /// Gives a call site the calling convention and attribute list of function `f`.

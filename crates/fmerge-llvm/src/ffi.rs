@@ -18,15 +18,20 @@ unsafe extern "C" {
     pub fn fm_set_dso_local(gv: LLVMValueRef, local: i32);
     pub fn fm_is_interposable(gv: LLVMValueRef) -> i32;
     pub fn fm_copy_function_attrs(dst: LLVMValueRef, src: LLVMValueRef);
-    pub fn fm_function_attr_list(f: LLVMValueRef) -> *const c_void;
-    pub fn fm_call_attr_list(call: LLVMValueRef) -> *const c_void;
+    pub fn fm_attr_key(v: LLVMValueRef) -> *const c_void;
+    pub fn fm_attrs_intersectable(a: LLVMValueRef, b: LLVMValueRef) -> i32;
+    pub fn fm_intersect_attrs(keep: LLVMValueRef, other: LLVMValueRef) -> i32;
     pub fn fm_copy_call_attrs(call: LLVMValueRef, from: LLVMValueRef);
     pub fn fm_call_arg_is_immarg(call: LLVMValueRef, arg: u32) -> i32;
     pub fn fm_raw_optional_flags(i: LLVMValueRef) -> u32;
     pub fn fm_and_ir_flags(dst: LLVMValueRef, src: LLVMValueRef);
     pub fn fm_phi_set_incoming_block(phi: LLVMValueRef, idx: u32, bb: LLVMBasicBlockRef);
     pub fn fm_has_address_taken(f: LLVMValueRef) -> i32;
-    pub fn fm_clone_module_subset(m: LLVMModuleRef, fns: *const LLVMValueRef, n: usize) -> LLVMModuleRef;
+    pub fn fm_clone_module_subset(
+        m: LLVMModuleRef,
+        fns: *const LLVMValueRef,
+        n: usize,
+    ) -> LLVMModuleRef;
     pub fn fm_verify_function(f: LLVMValueRef, msg: *mut u8, cap: usize) -> i32;
     pub fn fm_strip_function_debug_info(f: LLVMValueRef);
     pub fn fm_dominance_new(f: LLVMValueRef) -> *mut c_void;

@@ -12,16 +12,18 @@
 //! volatility, alignment, ordering and sync scope of memory operations; GEP source element type;
 //! aggregate indices; shuffle masks; atomic operations; landing pad cleanup flag.
 //!
-//! What deliberately stays *out*: poison-generating and fast-math flags, and metadata
-//! attachments. LLVM guarantees both can be dropped without changing meaning, so merging keeps
-//! their intersection (see `fmerge-passes`) instead of refusing the merge.
+//! What deliberately stays *out*: poison-generating and fast-math flags, metadata attachments,
+//! and the intersectable part of attribute lists (inferred facts like `range`, `nonnull`,
+//! `memory(...)`). Dropping them never changes meaning, so merging keeps their intersection
+//! (see `fmerge-passes`) instead of refusing the merge. Attributes that must match (ABI,
+//! string attributes such as "target-features") are in the state through [`Value::attr_key`].
 
 use crate::module::Module;
 use crate::value::{Block, Type, Value};
 use fmerge_core::hash::StableHasher;
 use fmerge_core::ir::{
-    self, ConstId, ConstInfo, ConstRole, FuncData, Inst, ModuleTables, Operand,
-    StateId, StateInfo, TypeId, TypeInfo, TypeKind, opcode, traits,
+    self, ConstId, ConstInfo, ConstRole, FuncData, Inst, ModuleTables, Operand, StateId, StateInfo,
+    TypeId, TypeInfo, TypeKind, opcode, traits,
 };
 use std::collections::HashMap;
 
@@ -145,7 +147,12 @@ impl<'m> Lowerer<'m> {
         };
         data.header = self.header_state(f, &mut data.traits);
 
-        let ctx = LocalIds { f, inst_index: &inst_index, block_index: &block_index, param_index: &param_index };
+        let ctx = LocalIds {
+            f,
+            inst_index: &inst_index,
+            block_index: &block_index,
+            param_index: &param_index,
+        };
         for &i in &insts {
             let inst = self.lower_inst(i, &ctx, &mut data);
             data.insts.push(inst);
@@ -158,7 +165,12 @@ impl<'m> Lowerer<'m> {
             let first = b.first_instruction().and_then(|i| i.opcode());
             let is_eh_pad = matches!(
                 first,
-                Some(opcode::LANDING_PAD | opcode::CATCH_PAD | opcode::CLEANUP_PAD | opcode::CATCH_SWITCH)
+                Some(
+                    opcode::LANDING_PAD
+                        | opcode::CATCH_PAD
+                        | opcode::CLEANUP_PAD
+                        | opcode::CATCH_SWITCH
+                )
             );
             data.blocks.push(ir::Block { insts: ranges[k].clone(), succs, is_eh_pad });
         }
@@ -169,7 +181,7 @@ impl<'m> Lowerer<'m> {
         let mut s = StateWords::new(0x68656164);
         let fn_ty = f.global_value_type();
         s.ty(self, fn_ty);
-        let attrs = self.opaque_id(f.attr_list_identity());
+        let attrs = self.opaque_id(f.attr_key());
         s.word(u64::from(attrs), u64::from(attrs)).same(u64::from(f.call_conv()));
         if let Some(gc) = f.gc() {
             *tr |= traits::GC;
@@ -249,7 +261,10 @@ impl<'m> Lowerer<'m> {
             opcode::INVOKE => data.traits |= traits::LANDING_PADS,
             opcode::CALL_BR => data.traits |= traits::CALLBR,
             opcode::INDIRECT_BR => data.traits |= traits::BLOCK_ADDRESS,
-            opcode::CATCH_SWITCH | opcode::CATCH_PAD | opcode::CLEANUP_PAD | opcode::CATCH_RET
+            opcode::CATCH_SWITCH
+            | opcode::CATCH_PAD
+            | opcode::CLEANUP_PAD
+            | opcode::CATCH_RET
             | opcode::CLEANUP_RET => data.traits |= traits::EH_FUNCLETS,
             _ => {}
         }
@@ -264,7 +279,7 @@ impl<'m> Lowerer<'m> {
             }
             s.ty(self, i.called_function_type());
             s.same(u64::from(i.instruction_call_conv()));
-            let attrs = self.opaque_id(i.call_attr_list_identity());
+            let attrs = self.opaque_id(i.attr_key());
             s.word(u64::from(attrs), 0);
             if op == opcode::CALL {
                 let kind = i.tail_call_kind();
@@ -307,11 +322,18 @@ impl<'m> Lowerer<'m> {
                 data.operands.push(o);
             }
         }
-        if ty.kind() == TypeKind::Token && !matches!(op, opcode::CATCH_PAD | opcode::CLEANUP_PAD | opcode::CATCH_SWITCH) {
+        if ty.kind() == TypeKind::Token
+            && !matches!(op, opcode::CATCH_PAD | opcode::CLEANUP_PAD | opcode::CATCH_SWITCH)
+        {
             data.traits |= traits::TOKENS;
         }
         let ty_id = self.type_id(ty);
-        Inst { opcode: op, ty: ty_id, state: self.state_id(s), ops: start..data.operands.len() as u32 }
+        Inst {
+            opcode: op,
+            ty: ty_id,
+            state: self.state_id(s),
+            ops: start..data.operands.len() as u32,
+        }
     }
 
     fn lower_operand(
@@ -322,7 +344,10 @@ impl<'m> Lowerer<'m> {
         data: &mut FuncData,
     ) -> Operand {
         if let Some(b) = v.as_block() {
-            return cx.block_index.get(&b).map_or(Operand::Opaque(u32::MAX), |&k| Operand::Block(k));
+            return cx
+                .block_index
+                .get(&b)
+                .map_or(Operand::Opaque(u32::MAX), |&k| Operand::Block(k));
         }
         if let Some(&k) = cx.inst_index.get(&v) {
             return Operand::Inst(k);
@@ -363,7 +388,13 @@ struct CallShape {
     asm: bool,
 }
 
-fn operand_role(op: u32, k: u32, call: Option<&CallShape>, gep_fixed: &[bool], i: Value<'_>) -> ConstRole {
+fn operand_role(
+    op: u32,
+    k: u32,
+    call: Option<&CallShape>,
+    gep_fixed: &[bool],
+    i: Value<'_>,
+) -> ConstRole {
     match op {
         opcode::CALL | opcode::INVOKE | opcode::CALL_BR => {
             let c = call.expect("call shape for calls");
@@ -380,9 +411,15 @@ fn operand_role(op: u32, k: u32, call: Option<&CallShape>, gep_fixed: &[bool], i
             if i.call_arg_is_immarg(k) {
                 return ConstRole::Fixed;
             }
-            if c.intrinsic != 0 { ConstRole::Value } else { ConstRole::Param }
+            // An intrinsic's non-immediate pointer argument (a table, a memcpy source) is an
+            // address like any other; its other arguments are left to similar merging. The
+            // merged body is verified, which catches intrinsics that insist on a global.
+            let pointer = i.operand(k).is_some_and(|v| v.ty().kind() == TypeKind::Pointer);
+            if c.intrinsic == 0 || pointer { ConstRole::Param } else { ConstRole::Value }
         }
         opcode::LOAD | opcode::STORE => ConstRole::Param,
+        // A constant base address (a global) is an address like a load's: pass it in.
+        opcode::GEP if k == 0 => ConstRole::Param,
         opcode::GEP => {
             if gep_fixed.get(k as usize).copied().unwrap_or(false) {
                 ConstRole::Fixed
@@ -515,7 +552,11 @@ fn hash_type_into(t: Type<'_>, h: &mut StableHasher, depth: u32) {
 /// `struct.Foo.12` → `struct.Foo` (LLVM renames clashing struct types when linking).
 fn strip_numeric_suffix(name: &str) -> &str {
     match name.rsplit_once('.') {
-        Some((base, suffix)) if !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()) => base,
+        Some((base, suffix))
+            if !suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            base
+        }
         _ => name,
     }
 }
@@ -539,7 +580,9 @@ pub fn lower_module<'m>(module: &'m Module<'_>) -> LoweredModule<'m> {
     let mut funcs = Vec::new();
     let mut handles = Vec::new();
     for f in module.functions() {
-        if f.is_declaration() || f.linkage() == llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage {
+        if f.is_declaration()
+            || f.linkage() == llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage
+        {
             continue;
         }
         let (d, h) = lowerer.lower(f);

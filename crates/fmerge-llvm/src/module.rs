@@ -61,7 +61,10 @@ impl Llvm {
         if let Some(p) = &producer
             && p.llvm_major().is_some_and(|m| m > LLVM_MAJOR)
         {
-            return Err(LlvmError::NewerProducer { path: path.to_path_buf(), producer: p.name.clone() });
+            return Err(LlvmError::NewerProducer {
+                path: path.to_path_buf(),
+                producer: p.name.clone(),
+            });
         }
         if bytes.is_empty() {
             return Err(unreadable("the file is empty".into()));
@@ -171,7 +174,9 @@ impl<'c> Module<'c> {
 
     pub fn data_layout(&self) -> String {
         // SAFETY: as in `triple`.
-        unsafe { CStr::from_ptr(c::LLVMGetDataLayoutStr(self.raw())) }.to_string_lossy().into_owned()
+        unsafe { CStr::from_ptr(c::LLVMGetDataLayoutStr(self.raw())) }
+            .to_string_lossy()
+            .into_owned()
     }
 
     pub fn set_data_layout(&self, dl: &str) {
@@ -183,14 +188,18 @@ impl<'c> Module<'c> {
     /// The opaque pointer type (address space 0) of this module's context.
     pub fn ptr_type(&self) -> Type<'_> {
         // SAFETY: the context outlives the module.
-        Type::from_raw(unsafe { c::LLVMPointerTypeInContext(c::LLVMGetModuleContext(self.raw()), 0) })
-            .expect("LLVM always returns the pointer type")
+        Type::from_raw(unsafe {
+            c::LLVMPointerTypeInContext(c::LLVMGetModuleContext(self.raw()), 0)
+        })
+        .expect("LLVM always returns the pointer type")
     }
 
     pub fn int_type(&self, bits: u32) -> Type<'_> {
         // SAFETY: the context outlives the module.
-        Type::from_raw(unsafe { c::LLVMIntTypeInContext(c::LLVMGetModuleContext(self.raw()), bits) })
-            .expect("LLVM always returns an integer type")
+        Type::from_raw(unsafe {
+            c::LLVMIntTypeInContext(c::LLVMGetModuleContext(self.raw()), bits)
+        })
+        .expect("LLVM always returns an integer type")
     }
 
     pub fn void_type(&self) -> Type<'_> {
@@ -301,7 +310,8 @@ impl<'c> Module<'c> {
     pub fn subset(&self, keep: &[Value<'_>]) -> Module<'c> {
         let raws: Vec<_> = keep.iter().map(|v| v.raw()).collect();
         // SAFETY: live module; every pointer is a function of this module (handles borrow it).
-        let raw = unsafe { crate::ffi::fm_clone_module_subset(self.raw(), raws.as_ptr(), raws.len()) };
+        let raw =
+            unsafe { crate::ffi::fm_clone_module_subset(self.raw(), raws.as_ptr(), raws.len()) };
         // SAFETY: `raw` is a fresh module that nothing else owns.
         Module::from_inner(unsafe { inkwell::module::Module::new(raw) })
     }
@@ -328,7 +338,9 @@ impl<'c> Module<'c> {
         let mut out = std::collections::HashSet::new();
         for name in ["llvm.used", "llvm.compiler.used"] {
             let Some(g) = self.global(name) else { continue };
-            let Some(init) = g.initializer() else { continue };
+            let Some(init) = g.initializer() else {
+                continue;
+            };
             for k in 0..init.num_operands() {
                 if let Some(v) = init.operand(k) {
                     let v = v.strip_pointer_casts();
@@ -341,4 +353,3 @@ impl<'c> Module<'c> {
         out
     }
 }
-

@@ -45,10 +45,18 @@ impl Target {
     pub fn new(triple: &str) -> Result<Target> {
         init_targets();
         let t = TargetTriple::create(triple);
-        let unknown = |message: String| LlvmError::UnknownTarget { triple: triple.to_string(), message };
+        let unknown =
+            |message: String| LlvmError::UnknownTarget { triple: triple.to_string(), message };
         let target = InkTarget::from_triple(&t).map_err(|e| unknown(e.to_string()))?;
         let machine = target
-            .create_target_machine(&t, "", "", OptimizationLevel::Default, RelocMode::Default, CodeModel::Default)
+            .create_target_machine(
+                &t,
+                "",
+                "",
+                OptimizationLevel::Default,
+                RelocMode::Default,
+                CodeModel::Default,
+            )
             .ok_or_else(|| unknown("LLVM could not create a target machine".into()))?;
         Ok(Target { triple: triple.to_string(), machine })
     }
@@ -120,7 +128,8 @@ pub struct SizeReport {
 
 /// Reads `.text` and per-function sizes from an object file (ELF, Mach-O or COFF).
 pub fn measure_object(obj: &[u8]) -> Result<SizeReport> {
-    let file = object::File::parse(obj).map_err(|e| LlvmError::Codegen { message: format!("cannot read the object: {e}") })?;
+    let file = object::File::parse(obj)
+        .map_err(|e| LlvmError::Codegen { message: format!("cannot read the object: {e}") })?;
     let mut report = SizeReport::default();
     for s in file.sections() {
         if is_executable(&s) {
@@ -130,7 +139,9 @@ pub fn measure_object(obj: &[u8]) -> Result<SizeReport> {
     let mut syms: Vec<_> = file
         .symbols()
         .filter(|s| s.kind() == SymbolKind::Text && s.is_definition())
-        .filter_map(|s| Some((s.name().ok()?.to_string(), s.section_index(), s.address(), s.size())))
+        .filter_map(|s| {
+            Some((s.name().ok()?.to_string(), s.section_index(), s.address(), s.size()))
+        })
         .collect();
     let sized = syms.iter().any(|s| s.3 > 0);
     if !sized {

@@ -35,6 +35,9 @@ pub struct Type<'m> {
     _m: PhantomData<&'m ()>,
 }
 
+/// LLVM's fixed metadata kind id of `!dbg`.
+const MD_DBG: u32 = 0;
+
 /// Linkage, reduced to what merging decisions need.
 pub use llvm_sys::LLVMLinkage as Linkage;
 
@@ -110,7 +113,9 @@ impl<'m> Value<'m> {
     }
     pub fn is_metadata(self) -> bool {
         // SAFETY: live value; its type is alive with the context.
-        unsafe { c::LLVMGetTypeKind(c::LLVMTypeOf(self.raw())) == LLVMTypeKind::LLVMMetadataTypeKind }
+        unsafe {
+            c::LLVMGetTypeKind(c::LLVMTypeOf(self.raw())) == LLVMTypeKind::LLVMMetadataTypeKind
+        }
     }
     pub fn is_block_address(self) -> bool {
         // SAFETY: as above.
@@ -273,6 +278,10 @@ impl<'m> Value<'m> {
             llvm_sys::comdat::LLVMSetComdat(self.raw(), cd);
         }
     }
+    pub fn clear_comdat(self) {
+        // SAFETY: live global value; a null comdat removes it.
+        unsafe { llvm_sys::comdat::LLVMSetComdat(self.raw(), std::ptr::null_mut()) }
+    }
     pub fn section(self) -> Option<String> {
         // SAFETY: live global value; the string is owned by the value and copied at once.
         unsafe {
@@ -358,11 +367,36 @@ impl<'m> Value<'m> {
         }
         unsafe { c::LLVMGetIntrinsicID(self.raw()) }
     }
-    /// Identity of the function's attribute list (uniqued per context).
-    pub fn attr_list_identity(self) -> usize {
-        assert!(self.is_function());
-        // SAFETY: live function (checked).
-        unsafe { ffi::fm_function_attr_list(self.raw()) as usize }
+    /// Identity of the part of this function's (or call site's) attribute list that must be
+    /// equal for two of them to share a body; the rest can be intersected
+    /// ([`Value::intersect_attrs_with`]).
+    pub fn attr_key(self) -> usize {
+        let call_like = matches!(
+            self.opcode(),
+            Some(
+                fmerge_core::ir::opcode::CALL
+                    | fmerge_core::ir::opcode::INVOKE
+                    | fmerge_core::ir::opcode::CALL_BR
+            )
+        );
+        assert!(self.is_function() || call_like);
+        // SAFETY: a live function or call site (checked).
+        unsafe { ffi::fm_attr_key(self.raw()) as usize }
+    }
+    /// Whether this function's (call site's) attributes intersect with `other`'s.
+    pub fn attrs_intersectable(self, other: Value<'m>) -> bool {
+        assert_eq!(self.is_function(), other.is_function());
+        // SAFETY: both live functions or both live call sites (checked by `attr_key`).
+        let _ = (self.attr_key(), other.attr_key());
+        unsafe { ffi::fm_attrs_intersectable(self.raw(), other.raw()) != 0 }
+    }
+    /// Keeps only the attributes this function (call site) shares with `other`. Returns false,
+    /// changing nothing, if they are incompatible.
+    pub fn intersect_attrs_with(self, other: Value<'m>) -> bool {
+        assert_eq!(self.is_function(), other.is_function());
+        // SAFETY: both live functions or both live call sites (checked by `attr_key`).
+        let _ = (self.attr_key(), other.attr_key());
+        unsafe { ffi::fm_intersect_attrs(self.raw(), other.raw()) != 0 }
     }
     /// True if the function's address escapes (used other than as a direct callee).
     pub fn has_address_taken(self) -> bool {
@@ -392,6 +426,16 @@ impl<'m> Value<'m> {
             c::LLVMAddAttributeAtIndex(self.raw(), u32::MAX, a);
         }
     }
+    /// Whether parameter `k` carries the enum attribute `name` (e.g. `byval`, `inalloca`).
+    pub fn param_has_attr(self, k: u32, name: &str) -> bool {
+        assert!(self.is_function());
+        // SAFETY: live function (checked); attribute index k+1 addresses parameter k.
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            kind != 0 && !c::LLVMGetEnumAttributeAtIndex(self.raw(), k + 1, kind).is_null()
+        }
+    }
+
     pub fn remove_fn_attr(self, name: &str) {
         // SAFETY: live function.
         unsafe {
@@ -533,10 +577,6 @@ impl<'m> Value<'m> {
         // SAFETY: only for call instructions (caller checks opcode).
         unsafe { c::LLVMGetTailCallKind(self.raw()) as u32 }
     }
-    pub fn call_attr_list_identity(self) -> usize {
-        // SAFETY: only for call-like instructions (caller checks opcode).
-        unsafe { ffi::fm_call_attr_list(self.raw()) as usize }
-    }
     /// Whether argument `k` of this call must be an immediate (`immarg`).
     pub fn call_arg_is_immarg(self, k: u32) -> bool {
         // SAFETY: only for call-like instructions, `k` below the argument count (caller).
@@ -553,8 +593,9 @@ impl<'m> Value<'m> {
                     let b = c::LLVMGetOperandBundleAtIndex(self.raw(), k);
                     let mut len = 0usize;
                     let tag = c::LLVMGetOperandBundleTag(b, &mut len);
-                    let tag = String::from_utf8_lossy(std::slice::from_raw_parts(tag as *const u8, len))
-                        .into_owned();
+                    let tag =
+                        String::from_utf8_lossy(std::slice::from_raw_parts(tag as *const u8, len))
+                            .into_owned();
                     let args = c::LLVMGetNumOperandBundleArgs(b);
                     c::LLVMDisposeOperandBundle(b);
                     (tag, args)
@@ -563,13 +604,16 @@ impl<'m> Value<'m> {
         }
     }
 
-    /// Non-debug metadata attachments as (kind, identity of the node).
+    /// Non-debug metadata attachments as (kind, identity of the node). The debug location
+    /// (kind 0, `!dbg`) is never among them: LLVM 22's "other than debug loc" query still
+    /// reports it.
     pub fn metadata_attachments(self) -> Vec<(u32, usize)> {
         // SAFETY: live instruction; the entries array is disposed after reading.
         unsafe {
             let mut n = 0usize;
             let entries = c::LLVMInstructionGetAllMetadataOtherThanDebugLoc(self.raw(), &mut n);
             let out = (0..n as u32)
+                .filter(|&k| c::LLVMValueMetadataEntriesGetKind(entries, k) != MD_DBG)
                 .map(|k| {
                     (
                         c::LLVMValueMetadataEntriesGetKind(entries, k),
@@ -582,6 +626,13 @@ impl<'m> Value<'m> {
             }
             out
         }
+    }
+
+    /// Removes the metadata attachment of `kind` from an instruction.
+    pub fn drop_metadata(self, kind: u32) {
+        assert!(self.is_instruction());
+        // SAFETY: live instruction (checked); a null node removes the attachment.
+        unsafe { c::LLVMSetMetadata(self.raw(), kind, std::ptr::null_mut()) }
     }
 
     /// Incoming (value, block) pairs of a phi.
@@ -710,8 +761,13 @@ impl<'m> Type<'m> {
         match unsafe { c::LLVMGetTypeKind(self.raw()) } {
             LLVMVoidTypeKind => TypeKind::Void,
             LLVMIntegerTypeKind => TypeKind::Int,
-            LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind
-            | LLVMX86_FP80TypeKind | LLVMFP128TypeKind | LLVMPPC_FP128TypeKind => TypeKind::Float,
+            LLVMHalfTypeKind
+            | LLVMBFloatTypeKind
+            | LLVMFloatTypeKind
+            | LLVMDoubleTypeKind
+            | LLVMX86_FP80TypeKind
+            | LLVMFP128TypeKind
+            | LLVMPPC_FP128TypeKind => TypeKind::Float,
             LLVMPointerTypeKind => TypeKind::Pointer,
             LLVMVectorTypeKind | LLVMScalableVectorTypeKind => TypeKind::Vector,
             LLVMArrayTypeKind => TypeKind::Array,

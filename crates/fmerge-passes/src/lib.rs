@@ -1,1 +1,30 @@
+//! # fmerge-passes: the merging stages
+//!
+//! Each stage reads a module through `fmerge-llvm`, decides on plain data with `fmerge-core`,
+//! and commits through the safe IR API. Data flows one way:
+//! module → function summaries → candidate classes/pairs → merged function → profit check →
+//! commit or roll back.
+//!
+//! - [`pipeline`]: runs the stages in order, verifies, measures.
+//! - [`identical`]: exactly equal functions (LLVM MergeFunctions semantics).
+//! - [`constants`]: functions equal up to constants that can become parameters.
+//! - [`fold`]: how merged-away functions stay callable (replace, redirect, thunk).
+//! - [`intersect`]: flags and metadata a shared body may keep.
+//! - [`measure`]: confirming close decisions by generating code.
+//! - [`options`], [`report`]: what was asked, what was done.
+//!
+//! **Architecture invariant:** nothing here calls LLVM except through `fmerge-llvm`'s safe API,
+//! and nothing reaches the output unless the whole module verifies.
 
+pub mod constants;
+pub mod fold;
+pub mod identical;
+pub mod intersect;
+pub mod measure;
+pub mod options;
+pub mod pipeline;
+pub mod report;
+
+pub use options::{Options, ProfitMode, Stages};
+pub use pipeline::optimize;
+pub use report::Report;

@@ -1,1 +1,27 @@
-fn main() {}
+//! `fmerge`: the command-line tool. See `fmerge --help`.
+
+mod cli;
+mod exit;
+mod opt;
+mod progress;
+mod size;
+
+use clap::Parser;
+
+fn main() {
+    let cli = cli::Cli::parse();
+    let result = match cli.command {
+        cli::Command::Opt(args) => opt::run(args),
+        cli::Command::Size(args) => size::run(args),
+    };
+    if let Err(e) = result {
+        // A closed pipe (`fmerge size x.bc | head`) is the reader's choice, not an error.
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            std::process::exit(0);
+        }
+        eprintln!("fmerge: error: {e:#}");
+        std::process::exit(exit::code_for(&e));
+    }
+}

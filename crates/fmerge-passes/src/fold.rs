@@ -1,0 +1,179 @@
+//! Committing a merge: how a function that is being merged away keeps its callers working.
+//!
+//! Three ways, from cheapest to most conservative (LLVM's MergeFunctions uses the same ones):
+//! - **replace** every use of G by the function it merged into (only when G's address is not
+//!   significant: `unnamed_addr`, not in `llvm.used`, not interposable), then erase G if nothing
+//!   outside the module can see it;
+//! - **redirect** only G's direct call sites, keeping G for whoever takes its address;
+//! - **thunk**: G's body becomes one tail call to the merged function (G keeps its name,
+//!   linkage, comdat, attributes and metadata, so its identity for the linker and for address
+//!   comparisons is untouched).
+//!
+//! Thunks are built *in place*: G's old body is moved into a scratch function that is erased at
+//! the next sweep, so no IR handle is ever destroyed mid-pass (see `fmerge_llvm::module`).
+
+use fmerge_core::ir::opcode;
+use fmerge_llvm::value::{is_discardable_if_unused, is_local_linkage};
+use fmerge_llvm::{Builder, Module, Value};
+use llvm_sys::{LLVMLinkage, LLVMTailCallKind, LLVMUnnamedAddr};
+use std::collections::HashSet;
+
+/// What the rest of the program can observe about a function, decided once per module.
+pub struct Visibility<'m> {
+    used: HashSet<Value<'m>>,
+    whole_program: bool,
+}
+
+impl<'m> Visibility<'m> {
+    pub fn new(module: &'m Module<'_>, whole_program: bool) -> Self {
+        Visibility { used: module.used_functions(), whole_program }
+    }
+
+    /// Named in `llvm.used`/`llvm.compiler.used`: referenced where LLVM cannot see.
+    pub fn is_used_elsewhere(&self, f: Value<'m>) -> bool {
+        self.used.contains(&f)
+    }
+
+    /// Can code outside this module call or reference `f` by name?
+    pub fn is_externally_visible(&self, f: Value<'m>) -> bool {
+        if self.is_used_elsewhere(f) {
+            return true;
+        }
+        if self.whole_program {
+            // The module is the whole program: only the entry point is called from outside.
+            return f.name() == "main";
+        }
+        !is_local_linkage(f.linkage())
+    }
+
+    /// May `f` be erased once it has no uses left?
+    pub fn is_erasable_when_unused(&self, f: Value<'m>) -> bool {
+        if self.is_used_elsewhere(f) {
+            return false;
+        }
+        is_discardable_if_unused(f.linkage()) || !self.is_externally_visible(f)
+    }
+
+    /// Is the address of `f` insignificant, so its uses may be pointed at another function?
+    pub fn address_is_insignificant(&self, f: Value<'m>) -> bool {
+        if self.is_used_elsewhere(f) || f.is_interposable() {
+            return false;
+        }
+        if f.unnamed_addr() == LLVMUnnamedAddr::LLVMGlobalUnnamedAddr {
+            return true;
+        }
+        // In a whole program, an address nobody takes cannot be compared.
+        !self.is_externally_visible(f) && !f.has_address_taken()
+    }
+}
+
+/// Can `g`'s body be replaced by a call that forwards its arguments?
+pub fn can_thunk(g: Value<'_>) -> Result<(), &'static str> {
+    let ty = g.global_value_type();
+    if ty.is_vararg() {
+        return Err("variable arguments cannot be forwarded by a thunk");
+    }
+    if g.has_fn_attr("naked") {
+        return Err("naked function");
+    }
+    for k in 0..ty.param_types().len() as u32 {
+        for attr in ["inalloca", "preallocated", "swifterror", "swiftasync"] {
+            if g.param_has_attr(k, attr) {
+                return Err("a parameter cannot be forwarded by a tail call");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rewrites every direct call of `g` (as the callee) to call `target` instead. Returns how
+/// many call sites changed. `g` and `target` must be interchangeable.
+pub fn redirect_direct_calls<'m>(g: Value<'m>, target: Value<'m>) -> usize {
+    let mut n = 0;
+    for (user, k) in g.users() {
+        if matches!(user.opcode(), Some(opcode::CALL | opcode::INVOKE))
+            && user.num_operands() == k + 1
+        {
+            user.set_operand(k, target);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Turns `g` into a thunk: its body becomes `tail call target(g's arguments..., extra...)`.
+/// `target`'s leading parameter and return types must be `g`'s.
+pub fn make_thunk<'m>(
+    module: &'m Module<'_>,
+    g: Value<'m>,
+    target: Value<'m>,
+    extra: &[Value<'m>],
+) {
+    discard_body(module, g);
+    write_forwarding_body(module, g, target, extra);
+}
+
+/// Moves `f`'s body into a scratch function queued for erasure; `f` becomes a declaration.
+pub fn discard_body<'m>(module: &'m Module<'_>, f: Value<'m>) {
+    if f.is_declaration() {
+        return;
+    }
+    let scratch = module.add_function("fmerge.discarded", f.global_value_type());
+    scratch.set_linkage(LLVMLinkage::LLVMPrivateLinkage);
+    assert!(f.move_body_to(scratch), "a function's body always fits a function of its own type");
+    module.defer_erase(scratch);
+}
+
+/// Gives the body-less function `f` a body forwarding to `target`.
+pub fn write_forwarding_body<'m>(
+    module: &'m Module<'_>,
+    f: Value<'m>,
+    target: Value<'m>,
+    extra: &[Value<'m>],
+) {
+    assert!(f.is_declaration(), "thunk body for a function that still has one");
+    let entry = f.append_block("entry");
+    let b = Builder::new(module);
+    b.position_at_end(entry);
+    let mut args = f.params();
+    args.extend_from_slice(extra);
+    let call = b.call(target.global_value_type(), target, &args);
+    call.set_call_like_function(target);
+    let both_swifttail = f.call_conv() == SWIFT_TAIL_CC && target.call_conv() == SWIFT_TAIL_CC;
+    call.set_tail_call_kind(if both_swifttail {
+        LLVMTailCallKind::LLVMTailCallKindMustTail
+    } else {
+        LLVMTailCallKind::LLVMTailCallKindTail
+    });
+    let ret_ty = f.global_value_type().return_type();
+    if ret_ty.kind() == fmerge_core::ir::TypeKind::Void {
+        b.ret(None);
+    } else {
+        b.ret(Some(call));
+    }
+}
+
+/// LLVM's `swifttailcc` calling convention number.
+const SWIFT_TAIL_CC: u32 = 20;
+
+/// A new internal function of `fn_ty` named after `base`, ready to receive a merged body.
+pub fn new_merged_function<'m>(
+    module: &'m Module<'_>,
+    base: &str,
+    like: Value<'m>,
+    fn_ty: fmerge_llvm::Type<'m>,
+) -> Value<'m> {
+    let m = module.add_function(&format!("{base}.fmerged"), fn_ty);
+    m.copy_function_attrs_from(like);
+    m.set_linkage(LLVMLinkage::LLVMInternalLinkage);
+    m.set_visibility(llvm_sys::LLVMVisibility::LLVMDefaultVisibility);
+    m.set_unnamed_addr(LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+    m.set_dso_local(true);
+    // The merged body must outlive every member, so it never sits in a member's comdat (the
+    // linker may drop a comdat group in favour of another module's copy).
+    m.clear_comdat();
+    // Merging exists to save bytes: an inliner that copied the body back would undo it.
+    m.remove_fn_attr("alwaysinline");
+    m.add_fn_attr("noinline");
+    m
+}

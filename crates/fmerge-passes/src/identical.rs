@@ -1,0 +1,216 @@
+//! Identical-function merging: what LLVM's MergeFunctions does, on fmerge's plain data.
+//!
+//! 1. Lower every definition; functions with traits no identical fold can handle
+//!    (`blockaddress`, prefix/prologue data, `naked`) sit out, with the reason in the report.
+//! 2. Bucket by structural hash and split buckets into classes of exactly equal functions
+//!    (`fmerge_core::compare`, exact mode).
+//! 3. In each class, choose the body that survives by a total order — non-ODR before ODR,
+//!    strong before interposable, external before local, then by name — so separately
+//!    processed modules never build thunks that call each other in a cycle once linked.
+//! 4. Fold every other member into it (see [`crate::fold`]): replace uses where the address is
+//!    insignificant, else redirect direct calls; erase what is then unused; thunk the rest.
+//!    When the survivor is interposable, or (outside whole-program mode) it and the member are
+//!    both ODR, the shared body moves into a new private function and both become thunks:
+//!    another module's definition may replace either symbol at link time.
+//! 5. Flags, metadata and intersectable attributes on the surviving body are intersected with
+//!    every member's, because the comparison ignores them (safe to drop, not safe to invent).
+//! 6. Callers changed by a round may now be equal: repeat until nothing changes.
+
+use crate::fold::{self, Visibility, can_thunk};
+use crate::intersect;
+use crate::options::Options;
+use crate::report::{Disposal, Member, MergeRecord, Report, Skipped, StageStats};
+use fmerge_core::compare::{self, Mode, Walk};
+use fmerge_core::ir::{FuncData, traits};
+use fmerge_core::profit;
+use fmerge_llvm::lower::lower_module;
+use fmerge_llvm::value::{is_local_linkage, is_odr_linkage};
+use fmerge_llvm::{Module, Target, Value, cost};
+use std::collections::HashSet;
+use std::time::Instant;
+
+const STAGE: &str = "identical";
+const MAX_ROUNDS: usize = 8;
+
+/// Traits that keep a function out of identical merging.
+const BLOCKING: u32 = traits::BLOCK_ADDRESS | traits::PREFIX_PROLOGUE;
+
+pub fn run(module: &mut Module<'_>, target: &Target, opts: &Options, report: &mut Report) {
+    let start = Instant::now();
+    let mut stats = StageStats { stage: STAGE, ..Default::default() };
+    let mut reported_skips = HashSet::new();
+    for _ in 0..MAX_ROUNDS {
+        stats.rounds += 1;
+        let merged = one_round(module, target, opts, report, &mut stats, &mut reported_skips);
+        module.sweep();
+        if merged == 0 {
+            break;
+        }
+    }
+    stats.seconds = start.elapsed().as_secs_f64();
+    report.stages.push(stats);
+}
+
+fn one_round(
+    module: &Module<'_>,
+    target: &Target,
+    opts: &Options,
+    report: &mut Report,
+    stats: &mut StageStats,
+    reported_skips: &mut HashSet<String>,
+) -> usize {
+    let lowered = lower_module(module);
+    let vis = Visibility::new(module, opts.whole_program);
+    let mut eligible: Vec<usize> = Vec::new();
+    for (k, f) in lowered.funcs.iter().enumerate() {
+        let reason = if f.traits & BLOCKING != 0 {
+            Some(traits::describe(f.traits & BLOCKING))
+        } else if lowered.handles[k].function.has_fn_attr("naked") {
+            Some("naked function".to_string())
+        } else {
+            None
+        };
+        match reason {
+            Some(r) => {
+                if reported_skips.insert(f.name.clone()) {
+                    report.skipped.push(Skipped {
+                        stage: STAGE,
+                        function: f.name.clone(),
+                        reason: r,
+                    });
+                }
+            }
+            None => eligible.push(k),
+        }
+    }
+    let funcs: Vec<&FuncData> = eligible.iter().map(|&k| &lowered.funcs[k]).collect();
+    let walks: Vec<Walk> = funcs.iter().map(|f| Walk::new(f)).collect();
+    let classes = compare::equal_classes(lowered.tables(), &funcs, &walks, Mode::Exact);
+
+    let mut merges = 0;
+    for class in classes {
+        let mut members: Vec<usize> = class.clone();
+        members.sort_by_key(|&c| survivor_key(lowered.handles[eligible[c]].function));
+        let keep = members[0];
+        let h_keep = &lowered.handles[eligible[keep]];
+        let f = h_keep.function;
+        let mut record = MergeRecord {
+            stage: STAGE,
+            body: f.name(),
+            members: Vec::new(),
+            params: 0,
+            estimated_saving: 0,
+            measured_saving: None,
+        };
+        let f_units = cost::function_cost(target, f).unwrap_or(0);
+        // The function that holds the shared body once the class is folded.
+        let mut body: Option<Value<'_>> = None;
+        for &g_idx in &members[1..] {
+            let h_g = &lowered.handles[eligible[g_idx]];
+            let g = h_g.function;
+            let needs_private_body = f.is_interposable()
+                || (!opts.whole_program
+                    && is_odr_linkage(f.linkage())
+                    && is_odr_linkage(g.linkage()));
+            if needs_private_body && body.is_none() {
+                if can_thunk(f).is_err() || can_thunk(g).is_err() || !thunk_pays(f, f_units) {
+                    continue;
+                }
+                let p = move_to_private_body(module, f);
+                body = Some(p);
+                record.body = p.name();
+                // f is now an empty shell: it folds into the private body like any member.
+                let disposal =
+                    fold_into(module, &vis, f, p, f_units).expect("thunkable, checked above");
+                record.members.push(Member { name: f.name(), disposal });
+                if disposal == Disposal::Thunk {
+                    record.estimated_saving -=
+                        profit::units_to_bytes(profit::thunk_units(f.params().len()));
+                }
+            }
+            let target_fn = body.unwrap_or(f);
+            let pairs = intersect::pairs(&h_keep.insts, &walks[keep], &h_g.insts, &walks[g_idx]);
+            if !intersect::compatible(target_fn, g, &pairs) {
+                continue;
+            }
+            let Some(disposal) = fold_into(module, &vis, g, target_fn, f_units) else {
+                continue;
+            };
+            intersect::apply(target_fn, g, &pairs);
+            record.estimated_saving += profit::units_to_bytes(match disposal {
+                Disposal::Thunk => f_units - profit::thunk_units(g.params().len()),
+                Disposal::Erased => f_units,
+                _ => 0,
+            });
+            record.members.push(Member { name: g.name(), disposal });
+        }
+        if record.members.iter().any(|m| m.disposal != Disposal::CallsRedirected) {
+            merges += 1;
+            stats.merges += 1;
+            stats.functions_removed_or_thunked += record.members.len();
+            report.merges.push(record);
+        }
+    }
+    merges
+}
+
+/// Sort key for the surviving copy: smallest first (see the module comment, step 3).
+fn survivor_key(f: Value<'_>) -> (bool, bool, bool, String) {
+    (is_odr_linkage(f.linkage()), f.is_interposable(), is_local_linkage(f.linkage()), f.name())
+}
+
+/// Is a thunk to a body of `units` smaller than the body itself?
+fn thunk_pays(g: Value<'_>, units: i64) -> bool {
+    units > profit::thunk_units(g.params().len())
+}
+
+/// Moves `f`'s body into a new private function (`f` is left without a body).
+fn move_to_private_body<'m>(module: &'m Module<'_>, f: Value<'m>) -> Value<'m> {
+    let p = module.add_function(&format!("{}.fmerged", f.name()), f.global_value_type());
+    p.copy_function_attrs_from(f);
+    p.set_linkage(llvm_sys::LLVMLinkage::LLVMPrivateLinkage);
+    p.set_visibility(llvm_sys::LLVMVisibility::LLVMDefaultVisibility);
+    p.set_unnamed_addr(llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+    p.set_dso_local(true);
+    p.clear_comdat();
+    assert!(f.move_body_to(p), "a body always fits a function of its own type");
+    p
+}
+
+/// Folds `g` into the equal function `body`. Returns what happened to `g`, or `None` if `g`
+/// had to stay as it was.
+fn fold_into<'m>(
+    module: &'m Module<'_>,
+    vis: &Visibility<'m>,
+    g: Value<'m>,
+    body: Value<'m>,
+    units: i64,
+) -> Option<Disposal> {
+    let thunkable = can_thunk(g).is_ok() && thunk_pays(g, units);
+    let erasable = vis.is_erasable_when_unused(g);
+    if g.is_interposable() {
+        // Another definition may replace g at link time: keep its symbol, share the body.
+        if !thunkable {
+            return None;
+        }
+        fold::make_thunk(module, g, body, &[]);
+        return Some(Disposal::Thunk);
+    }
+    let has_alias_users = g.users().iter().any(|(u, _)| u.is_global_alias());
+    if vis.address_is_insignificant(g) && !has_alias_users && (thunkable || erasable) {
+        g.replace_all_uses_with(body);
+    } else if thunkable || erasable {
+        fold::redirect_direct_calls(g, body);
+    } else {
+        return None;
+    }
+    if !g.has_uses() && erasable {
+        module.defer_erase(g);
+        return Some(Disposal::Erased);
+    }
+    if thunkable {
+        fold::make_thunk(module, g, body, &[]);
+        return Some(Disposal::Thunk);
+    }
+    Some(Disposal::CallsRedirected)
+}

@@ -1,0 +1,52 @@
+//! What the user asked for.
+
+use serde::Serialize;
+
+/// Which merging stages run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Stages {
+    /// Fold functions that are exactly equal (LLVM MergeFunctions' job).
+    pub identical: bool,
+    /// Merge functions equal up to constants that can become parameters.
+    pub constants: bool,
+    /// Merge similar functions (alignment + SSA code generation).
+    pub similar: bool,
+}
+
+impl Stages {
+    pub const ALL: Stages = Stages { identical: true, constants: true, similar: true };
+}
+
+/// How merge decisions are priced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ProfitMode {
+    /// TTI code-size estimates only (fastest).
+    Estimate,
+    /// Generate code for every candidate and its originals; keep it only if bytes drop.
+    Exact,
+    /// Estimates for clear cases, generated code for close ones (the default).
+    Hybrid,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Options {
+    pub stages: Stages,
+    /// The module is the whole program: externally visible functions other than `main` may
+    /// be removed when nothing references them.
+    pub whole_program: bool,
+    pub profit: ProfitMode,
+    /// Decisions whose estimated gain is within this fraction of the functions' size are
+    /// confirmed by generating code (Hybrid mode).
+    pub close_margin: f64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            stages: Stages::ALL,
+            whole_program: false,
+            profit: ProfitMode::Hybrid,
+            close_margin: 0.2,
+        }
+    }
+}

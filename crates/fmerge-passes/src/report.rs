@@ -1,0 +1,83 @@
+//! The record of what fmerge did, for people (tables) and tools (`--json`).
+
+use serde::Serialize;
+
+/// How a function that was merged away keeps working for its callers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Disposal {
+    /// Every use now refers to the merged body; the function is gone.
+    Erased,
+    /// Its body is a tail call to the merged body.
+    Thunk,
+    /// Its direct calls call the merged body; the function itself is unchanged.
+    CallsRedirected,
+    /// Every call site calls the merged body with the function's constants; it is gone.
+    CallSitesRewritten,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Member {
+    pub name: String,
+    pub disposal: Disposal,
+}
+
+/// One committed merge.
+#[derive(Clone, Debug, Serialize)]
+pub struct MergeRecord {
+    pub stage: &'static str,
+    /// The function holding the shared body afterwards.
+    pub body: String,
+    pub members: Vec<Member>,
+    /// Extra parameters of the shared body.
+    pub params: usize,
+    /// Estimated bytes saved (TTI-based), and bytes saved by generated code when measured.
+    pub estimated_saving: i64,
+    pub measured_saving: Option<i64>,
+}
+
+/// A function a stage left alone, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct Skipped {
+    pub stage: &'static str,
+    pub function: String,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StageStats {
+    pub stage: &'static str,
+    pub seconds: f64,
+    pub rounds: usize,
+    pub merges: usize,
+    pub functions_removed_or_thunked: usize,
+    /// Candidates rejected because they would not save bytes.
+    pub rejected_unprofitable: usize,
+    /// Candidates rolled back because the merged function did not verify.
+    pub rolled_back: usize,
+    /// Decisions confirmed by generating code, and how often the estimate had the sign wrong.
+    pub measured_decisions: usize,
+    pub estimate_disagreed: usize,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Report {
+    pub target: String,
+    pub functions_before: usize,
+    pub functions_after: usize,
+    pub text_bytes_before: Option<u64>,
+    pub text_bytes_after: Option<u64>,
+    pub stages: Vec<StageStats>,
+    pub merges: Vec<MergeRecord>,
+    pub skipped: Vec<Skipped>,
+}
+
+impl Report {
+    pub fn estimated_saving(&self) -> i64 {
+        self.merges.iter().map(|m| m.estimated_saving).sum()
+    }
+
+    pub fn functions_merged(&self) -> usize {
+        self.merges.iter().map(|m| m.members.len()).sum()
+    }
+}

@@ -1,0 +1,15 @@
+//! Process exit codes: one per kind of failure, so scripts can tell them apart.
+
+use fmerge_llvm::LlvmError;
+
+pub fn code_for(e: &anyhow::Error) -> i32 {
+    match e.downcast_ref::<LlvmError>() {
+        Some(LlvmError::NotFound { .. } | LlvmError::Io { .. }) => 3,
+        Some(LlvmError::Unreadable { .. } | LlvmError::Link { .. }) => 4,
+        Some(LlvmError::NewerProducer { .. }) => 5,
+        Some(LlvmError::InvalidIr { .. }) => 6,
+        Some(LlvmError::UnknownTarget { .. }) => 7,
+        Some(LlvmError::Codegen { .. }) => 8,
+        None => 1,
+    }
+}

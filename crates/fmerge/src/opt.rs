@@ -1,0 +1,94 @@
+//! `fmerge opt`: merge and write.
+
+use crate::cli::{EmitKind, MergeKind, OptArgs, ProfitKind};
+use crate::progress::Progress;
+use anyhow::{Context, Result};
+use fmerge_llvm::output::{Emit, write_atomically, write_module};
+use fmerge_llvm::{Llvm, Target};
+use fmerge_passes::pipeline::Measure;
+use fmerge_passes::{Options, ProfitMode, Report, Stages};
+use std::io::Write;
+
+pub fn run(args: OptArgs) -> Result<()> {
+    let progress = Progress::new(args.quiet || args.json);
+    progress.step("reading input");
+    let llvm = Llvm::new();
+    let mut module = llvm.load_and_link(&args.inputs)?;
+    let target = Target::for_module(&module, args.target.as_deref())?;
+    if args.target.is_some() {
+        target.retarget(&module);
+    }
+    let opts = Options {
+        stages: Stages {
+            identical: args.merge.contains(&MergeKind::Identical),
+            constants: args.merge.contains(&MergeKind::Constants),
+            similar: false,
+        },
+        whole_program: args.whole_program,
+        profit: match args.profit {
+            ProfitKind::Estimate => ProfitMode::Estimate,
+            ProfitKind::Exact => ProfitMode::Exact,
+            ProfitKind::Hybrid => ProfitMode::Hybrid,
+        },
+        ..Options::default()
+    };
+    let measure = if args.no_measure { Measure::Nothing } else { Measure::Text };
+    let report =
+        fmerge_passes::optimize(&mut module, &target, &opts, measure, &|m| progress.step(m))?;
+    progress.step("writing output");
+    let emit = match args.emit {
+        EmitKind::Bc => Emit::Bitcode,
+        EmitKind::Ll => Emit::Text,
+        EmitKind::Obj => Emit::Object,
+    };
+    write_module(&module, &args.output, emit, &target)?;
+    if let Some(path) = &args.report {
+        let json = serde_json::to_vec_pretty(&report)?;
+        write_atomically(path, &json)
+            .with_context(|| format!("writing the report {}", path.display()))?;
+    }
+    progress.finish();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else if !args.quiet {
+        print_summary(&mut out, &report)?;
+    }
+    Ok(())
+}
+
+fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "fmerge: {} functions merged in {} merges ({} → {} function definitions)",
+        r.functions_merged(),
+        r.merges.len(),
+        r.functions_before,
+        r.functions_after
+    )?;
+    for s in &r.stages {
+        writeln!(
+            out,
+            "  {:<10} {:>5} merges  {:>6} functions  {:>4} rejected as unprofitable  {:>7.2}s",
+            s.stage, s.merges, s.functions_removed_or_thunked, s.rejected_unprofitable, s.seconds
+        )?;
+    }
+    writeln!(out, "  estimated saving: {} bytes", r.estimated_saving())?;
+    if let (Some(b), Some(a)) = (r.text_bytes_before, r.text_bytes_after) {
+        let d = b as i64 - a as i64;
+        let pct = if b > 0 { 100.0 * d as f64 / b as f64 } else { 0.0 };
+        writeln!(
+            out,
+            "  measured .text:   {b} → {a} bytes ({d:+} saved, {pct:.2}%) on {}",
+            r.target
+        )?;
+    }
+    if !r.skipped.is_empty() {
+        writeln!(
+            out,
+            "  {} functions skipped by some stage (see --report for why)",
+            r.skipped.len()
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! Helpers shared by the end-to-end tests: compile with clang-22, run fmerge and LLVM tools,
+//! run programs.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn fmerge() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fmerge"))
+}
+
+pub fn programs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
+}
+
+/// Runs a command, panicking with its output if it fails.
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Compiles one C or C++ source to bitcode with clang-22.
+pub fn compile(src: &Path, out: &Path, extra: &[&str]) {
+    let cxx = src.extension().is_some_and(|e| e == "cpp");
+    let mut cmd = Command::new(if cxx { "clang++-22" } else { "clang-22" });
+    cmd.args(["-Os", "-emit-llvm", "-c"]).args(extra).arg(src).arg("-o").arg(out);
+    run_ok(&mut cmd);
+}
+
+/// Links a bitcode module into an executable.
+pub fn link(bc: &Path, exe: &Path) {
+    run_ok(Command::new("clang++-22").arg(bc).arg("-o").arg(exe));
+}
+
+/// Runs an executable; returns (exit code, stdout, stderr).
+pub fn execute(exe: &Path) -> (i32, Vec<u8>, Vec<u8>) {
+    let out = Command::new(exe).output().expect("run program");
+    (out.status.code().unwrap_or(-1), out.stdout, out.stderr)
+}
+
+/// Checks a module with LLVM's own verifier (an independent second opinion).
+pub fn verify(bc: &Path) {
+    run_ok(Command::new("opt-22").args(["-passes=verify", "-disable-output"]).arg(bc));
+}
+
+/// `.text` bytes of a module as fmerge measures it.
+pub fn text_bytes(bc: &Path) -> u64 {
+    let out = run_ok(fmerge().arg("size").arg(bc).arg("--json"));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("size JSON");
+    v["text_bytes"].as_u64().expect("text_bytes")
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Makes sure LLVM 22 (from Debian's packages), clang-22 and lld-22 are installed, and Rust is
+# available. Idempotent: does nothing when everything is already there.
+set -euo pipefail
+
+need_llvm=0
+for tool in llvm-config-22 clang-22 clang++-22 opt-22 llc-22 llvm-link-22 llvm-size-22 ld.lld-22; do
+  command -v "$tool" >/dev/null 2>&1 || need_llvm=1
+done
+if [ -n "$(command -v llvm-config-22 2>/dev/null)" ] && ! [ -e "$(llvm-config-22 --includedir)/llvm-c/Core.h" ]; then
+  need_llvm=1
+fi
+
+if [ "$need_llvm" = 1 ]; then
+  echo "setup: installing LLVM 22 from Debian's packages (llvm-22-dev clang-22 lld-22 llvm-22-tools)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "setup: need root (or sudo) to install packages" >&2; exit 1; }
+    SUDO="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq llvm-22-dev clang-22 lld-22 llvm-22-tools >/dev/null
+fi
+
+version=$(llvm-config-22 --version)
+case "$version" in
+  22.*) ;;
+  *) echo "setup: llvm-config-22 reports $version, need 22.x" >&2; exit 1 ;;
+esac
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust (https://rustup.rs) first" >&2
+  exit 1
+fi
+echo "setup: LLVM $version, $(cargo --version)"
