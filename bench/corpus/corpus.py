@@ -974,13 +974,14 @@ def run_case(case: Case, ctx: dict, reps) -> tuple[bytes, bytes | None]:
 
 
 def describe_diff(want: bytes, got: bytes) -> str:
-    try:
-        a, b = want.decode(), got.decode()
-        d = list(difflib.unified_diff(a.splitlines(), b.splitlines(), "expected", "got", lineterm="", n=2))
-        return "\n".join(d[:60]) + ("\n..." if len(d) > 60 else "")
-    except UnicodeDecodeError:
-        n = next((i for i, (x, y) in enumerate(zip(want, got)) if x != y), min(len(want), len(got)))
-        return f"binary output differs: expected {len(want)} bytes, got {len(got)}, first difference at byte {n}"
+    n = next((i for i, (x, y) in enumerate(zip(want, got)) if x != y), min(len(want), len(got)))
+    head = f"expected {len(want)} bytes, got {len(got)}, first difference at byte {n}"
+    if any(x[:65536].count(0) * 100 > len(x[:65536]) for x in (want, got)):
+        return "binary output differs: " + head
+    a = want.decode(errors="backslashreplace").splitlines()
+    b = got.decode(errors="backslashreplace").splitlines()
+    d = list(difflib.unified_diff(a, b, "expected", "got", lineterm="", n=2))
+    return head + "\n" + "\n".join(d[:60]) + ("\n..." if len(d) > 60 else "")
 
 
 def smoke(prog: Program, exe: Path, out: Path, record: bool = False, verbose: bool = False) -> int:
