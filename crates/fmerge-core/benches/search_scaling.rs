@@ -19,9 +19,7 @@ fn bench_minhash(c: &mut Criterion) {
     let w = synth::families(1, 1);
     let mh = MinHasher::new(MinHashConfig::default());
     let seq: Vec<u32> = w.seqs[0].iter().cycle().take(50).copied().collect();
-    c.bench_function("minhash/signature_len50_k200", |b| {
-        b.iter(|| mh.signature(black_box(&seq)))
-    });
+    c.bench_function("minhash/signature_len50_k200", |b| b.iter(|| mh.signature(black_box(&seq))));
 }
 
 fn bench_lsh(c: &mut Criterion) {
@@ -34,11 +32,7 @@ fn bench_lsh(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::from_parameter(n), &sigs, |b, sigs| {
             b.iter(|| {
                 let mut idx = LshIndex::new(cfg);
-                let items = sigs
-                    .iter()
-                    .cloned()
-                    .enumerate()
-                    .map(|(k, s)| (FuncKey(k as u32), s));
+                let items = sigs.iter().cloned().enumerate().map(|(k, s)| (FuncKey(k as u32), s));
                 idx.insert_many(items.collect());
                 black_box(idx.query_all(10))
             })
@@ -53,10 +47,8 @@ fn bench_exhaustive(c: &mut Criterion) {
     let mut r = ExhaustiveRanking::new();
     for (k, s) in w.seqs.iter().enumerate() {
         // Use the low bits of each encoding as an "opcode" and the next as a "type".
-        let pairs: Vec<(u32, u64)> = s
-            .iter()
-            .map(|&x| (x % 64, u64::from((x >> 8) % 16)))
-            .collect();
+        let pairs: Vec<(u32, u64)> =
+            s.iter().map(|&x| (x % 64, u64::from((x >> 8) % 16))).collect();
         r.insert(FuncKey(k as u32), OpcodeTypeFingerprint::from_pairs(&pairs));
     }
     c.bench_function("rank/exhaustive_query_all_1k", |b| {

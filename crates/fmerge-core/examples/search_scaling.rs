@@ -25,11 +25,7 @@ fn main() {
     println!(
         "threads: {}, mode: {}",
         rayon::current_num_threads(),
-        if fixed {
-            "fixed b=100, t=0"
-        } else {
-            "adaptive (F3M)"
-        }
+        if fixed { "fixed b=100, t=0" } else { "adaptive (F3M)" }
     );
     println!(
         "| n | bands | threshold | signatures s | index s | query s | index+query s | index+query µs/fn | buckets | largest | dropped | scans/query | avg cands | top-1 in family |"
@@ -41,18 +37,11 @@ fn main() {
         let t0 = Instant::now();
         let sigs: Vec<Signature> = w.seqs.par_iter().map(|s| mh.signature(s)).collect();
         let t_sig = t0.elapsed().as_secs_f64();
-        let cfg = if fixed {
-            LshConfig::default()
-        } else {
-            LshConfig::default().adapted_to(n)
-        };
+        let cfg = if fixed { LshConfig::default() } else { LshConfig::default().adapted_to(n) };
         let t1 = Instant::now();
         let mut idx = LshIndex::new(cfg);
         idx.insert_many(
-            sigs.into_iter()
-                .enumerate()
-                .map(|(k, s)| (FuncKey(k as u32), s))
-                .collect(),
+            sigs.into_iter().enumerate().map(|(k, s)| (FuncKey(k as u32), s)).collect(),
         );
         let t_index = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();

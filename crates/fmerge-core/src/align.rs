@@ -74,13 +74,7 @@ fn identical(x: Operand, y: Operand) -> bool {
 }
 
 fn is_fixed(x: Operand) -> bool {
-    matches!(
-        x,
-        Operand::Const {
-            role: crate::ir::ConstRole::Fixed,
-            ..
-        }
-    )
+    matches!(x, Operand::Const { role: crate::ir::ConstRole::Fixed, .. })
 }
 
 fn operand_pair_ok(t: &ModuleTables, f: &FuncData, x: Operand, g: &FuncData, y: Operand) -> bool {
@@ -99,10 +93,7 @@ fn operand_pair_ok(t: &ModuleTables, f: &FuncData, x: Operand, g: &FuncData, y: 
     if tx != ty {
         return false;
     }
-    let is_token = t
-        .types
-        .get(tx.0 as usize)
-        .is_some_and(|info| info.kind == TypeKind::Token);
+    let is_token = t.types.get(tx.0 as usize).is_some_and(|info| info.kind == TypeKind::Token);
     !is_token || identical(x, y)
 }
 
@@ -129,9 +120,7 @@ pub fn insts_match(t: &ModuleTables, f: &FuncData, i: u32, g: &FuncData, j: u32)
             _ => return false,
         }
     }
-    xs.iter()
-        .zip(ys)
-        .all(|(&x, &y)| operand_pair_ok(t, f, x, g, y))
+    xs.iter().zip(ys).all(|(&x, &y)| operand_pair_ok(t, f, x, g, y))
 }
 
 /// Needleman–Wunsch over sequences of lengths `n` and `m`; `is_match(i, j)` says whether left
@@ -146,9 +135,7 @@ pub fn needleman_wunsch(
     const DIAG: u8 = 0;
     const UP: u8 = 1; // consume a left element: OnlyLeft
     const LEFT: u8 = 2; // consume a right element: OnlyRight
-    let cells = (n as u64)
-        .checked_add(1)?
-        .checked_mul((m as u64).checked_add(1)?)?;
+    let cells = (n as u64).checked_add(1)?.checked_mul((m as u64).checked_add(1)?)?;
     if cells > max_cells {
         return None;
     }
@@ -165,11 +152,7 @@ pub fn needleman_wunsch(
         for j in 1..=m {
             let up = prev[j] - 1;
             let left = cur[j - 1] - 1;
-            let diag = if is_match(i - 1, j - 1) {
-                prev[j - 1] + 2
-            } else {
-                i64::MIN
-            };
+            let diag = if is_match(i - 1, j - 1) { prev[j - 1] + 2 } else { i64::MIN };
             let (best, d) = if diag >= up && diag >= left {
                 (diag, DIAG)
             } else if up >= left {
@@ -249,11 +232,7 @@ impl AlignStats {
     /// Fraction of instructions that share a copy: `2·matched / total` (1 for a perfect match,
     /// 0 when nothing matches or there is nothing to align).
     pub fn ratio(&self) -> f64 {
-        if self.total == 0 {
-            0.0
-        } else {
-            (2 * self.matched) as f64 / self.total as f64
-        }
+        if self.total == 0 { 0.0 } else { (2 * self.matched) as f64 / self.total as f64 }
     }
 }
 
@@ -268,10 +247,7 @@ pub struct AlignConfig {
 
 impl Default for AlignConfig {
     fn default() -> Self {
-        AlignConfig {
-            max_cells: DEFAULT_MAX_CELLS,
-            profitability: true,
-        }
+        AlignConfig { max_cells: DEFAULT_MAX_CELLS, profitability: true }
     }
 }
 
@@ -302,37 +278,23 @@ pub fn aligned_insts(f: &FuncData, b: u32) -> Vec<u32> {
     f.blocks[b as usize]
         .insts
         .clone()
-        .filter(|&i| {
-            !matches!(
-                f.insts[i as usize].opcode,
-                opcode::PHI | opcode::LANDING_PAD
-            )
-        })
+        .filter(|&i| !matches!(f.insts[i as usize].opcode, opcode::PHI | opcode::LANDING_PAD))
         .collect()
 }
 
 fn aligned_count(f: &FuncData) -> usize {
-    f.insts
-        .iter()
-        .filter(|i| !matches!(i.opcode, opcode::PHI | opcode::LANDING_PAD))
-        .count()
+    f.insts.iter().filter(|i| !matches!(i.opcode, opcode::PHI | opcode::LANDING_PAD)).count()
 }
 
 /// First non-phi instruction of a block (the pad of an EH pad block).
 fn first_non_phi(f: &FuncData, b: u32) -> Option<u32> {
-    f.blocks[b as usize]
-        .insts
-        .clone()
-        .find(|&i| f.insts[i as usize].opcode != opcode::PHI)
+    f.blocks[b as usize].insts.clone().find(|&i| f.insts[i as usize].opcode != opcode::PHI)
 }
 
 /// Whether block `bf` of `f` and block `bg` of `g` may share a merged block: ordinary blocks
 /// always, EH pads only with EH pads whose pad instructions match.
 pub fn blocks_compatible(t: &ModuleTables, f: &FuncData, bf: u32, g: &FuncData, bg: u32) -> bool {
-    let (pf, pg) = (
-        f.blocks[bf as usize].is_eh_pad,
-        g.blocks[bg as usize].is_eh_pad,
-    );
+    let (pf, pg) = (f.blocks[bf as usize].is_eh_pad, g.blocks[bg as usize].is_eh_pad);
     match (pf, pg) {
         (false, false) => true,
         (true, true) => match (first_non_phi(f, bf), first_non_phi(g, bg)) {
@@ -359,10 +321,7 @@ fn block_fingerprint(f: &FuncData, b: u32) -> [u32; BLOCK_SLOTS] {
 }
 
 fn manhattan(a: &[u32; BLOCK_SLOTS], b: &[u32; BLOCK_SLOTS]) -> u64 {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| u64::from(x.abs_diff(y)))
-        .sum()
+    a.iter().zip(b).map(|(&x, &y)| u64::from(x.abs_diff(y))).sum()
 }
 
 /// HyFM block pairing of `f` (left) and `g` (right); see the module documentation.
@@ -410,28 +369,14 @@ pub fn align_blocks(
         match paired {
             Some((bf, insts)) => {
                 free[bf as usize] = false;
-                matched += insts
-                    .iter()
-                    .filter(|e| matches!(e, AlignEntry::Match(..)))
-                    .count();
-                blocks.push(BlockAlignment::Paired {
-                    left: bf,
-                    right: bg,
-                    insts,
-                });
+                matched += insts.iter().filter(|e| matches!(e, AlignEntry::Match(..))).count();
+                blocks.push(BlockAlignment::Paired { left: bf, right: bg, insts });
             }
             None => blocks.push(BlockAlignment::OnlyRight(bg)),
         }
     }
-    blocks.extend(
-        (0..nf as u32)
-            .filter(|&b| free[b as usize])
-            .map(BlockAlignment::OnlyLeft),
-    );
-    let stats = AlignStats {
-        matched,
-        total: aligned_count(f) + aligned_count(g),
-    };
+    blocks.extend((0..nf as u32).filter(|&b| free[b as usize]).map(BlockAlignment::OnlyLeft));
+    let stats = AlignStats { matched, total: aligned_count(f) + aligned_count(g) };
     FunctionAlignment { blocks, stats }
 }
 
@@ -523,16 +468,8 @@ pub fn align_linear(
         )
         .count();
     let count = |v: &[Item]| v.iter().filter(|x| matches!(x, Item::Inst(_))).count();
-    let stats = AlignStats {
-        matched,
-        total: count(&left) + count(&right),
-    };
-    Some(LinearAlignment {
-        left,
-        right,
-        entries,
-        stats,
-    })
+    let stats = AlignStats { matched, total: count(&left) + count(&right) };
+    Some(LinearAlignment { left, right, entries, stats })
 }
 
 #[cfg(test)]
@@ -543,10 +480,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn fixed(k: usize) -> Operand {
-        Operand::Const {
-            id: C_I32[k],
-            role: ConstRole::Fixed,
-        }
+        Operand::Const { id: C_I32[k], role: ConstRole::Fixed }
     }
 
     /// One block holding `insts` then `ret void`.
@@ -572,10 +506,7 @@ mod tests {
         let add_nsw = func(&[(opcode::ADD, I32, 1, vec![Operand::Arg(1), cv(1)])]);
         let add64 = func(&[(opcode::ADD, I64, 0, vec![Operand::Arg(1), cv(1)])]);
         let add3 = func(&[(opcode::ADD, I32, 0, vec![Operand::Arg(1), cv(1), cv(1)])]);
-        assert!(
-            m(&add, &add_other_values),
-            "different values can be selected"
-        );
+        assert!(m(&add, &add_other_values), "different values can be selected");
         assert!(!m(&add, &sub));
         assert!(!m(&add, &add_nsw));
         assert!(!m(&add, &add64));
@@ -598,10 +529,7 @@ mod tests {
             !m(&gep(fixed(1)), &gep(Operand::Arg(1))),
             "a fixed constant cannot pair with a value"
         );
-        assert!(
-            m(&gep(cv(1)), &gep(Operand::Arg(1))),
-            "a value constant can"
-        );
+        assert!(m(&gep(cv(1)), &gep(Operand::Arg(1))), "a value constant can");
         let asm = |k: u32| func(&[(opcode::CALL, VOID, 0, vec![Operand::Opaque(k), callee(0)])]);
         assert!(m(&asm(3), &asm(3)));
         assert!(!m(&asm(3), &asm(4)));
@@ -610,33 +538,16 @@ mod tests {
     #[test]
     fn calls_need_the_same_callee() {
         let call = |c: Operand, arg: Operand| func(&[(opcode::CALL, VOID, 0, vec![arg, c])]);
-        assert!(m(
-            &call(callee(0), cv(1)),
-            &call(callee(0), Operand::Arg(1))
-        ));
-        assert!(
-            !m(&call(callee(0), cv(1)), &call(callee(1), cv(1))),
-            "no select of callees"
-        );
-        assert!(m(
-            &call(Operand::SelfRef, cv(1)),
-            &call(Operand::SelfRef, cv(1))
-        ));
+        assert!(m(&call(callee(0), cv(1)), &call(callee(0), Operand::Arg(1))));
+        assert!(!m(&call(callee(0), cv(1)), &call(callee(1), cv(1))), "no select of callees");
+        assert!(m(&call(Operand::SelfRef, cv(1)), &call(Operand::SelfRef, cv(1))));
         assert!(!m(&call(Operand::SelfRef, cv(1)), &call(callee(0), cv(1))));
         // Indirect calls (callee is a value) never match, not even the same argument.
-        assert!(!m(
-            &call(Operand::Arg(0), cv(1)),
-            &call(Operand::Arg(0), cv(1))
-        ));
+        assert!(!m(&call(Operand::Arg(0), cv(1)), &call(Operand::Arg(0), cv(1))));
         // Invoke: callee last too.
         let inv = |c: Operand| {
             let mut b = FuncBuilder::new("f", &[PTR, I32], VOID);
-            b.inst(
-                opcode::INVOKE,
-                VOID,
-                S[0],
-                &[cv(0), Operand::Block(1), Operand::Block(1), c],
-            );
+            b.inst(opcode::INVOKE, VOID, S[0], &[cv(0), Operand::Block(1), Operand::Block(1), c]);
             b.end_block(&[1, 1], false);
             b.inst(opcode::RET, VOID, S[0], &[]);
             b.end_block(&[], false);
@@ -648,10 +559,7 @@ mod tests {
 
     #[test]
     fn token_operands_match_only_as_the_same_constant() {
-        let none = Operand::Const {
-            id: C_TOKEN_NONE,
-            role: ConstRole::Value,
-        };
+        let none = Operand::Const { id: C_TOKEN_NONE, role: ConstRole::Value };
         let pad = |parent: Operand| func(&[(opcode::CLEANUP_PAD, TOKEN, 0, vec![parent])]);
         assert!(m(&pad(none), &pad(none)));
         // A token produced by an instruction: never, even at the same index.
@@ -670,11 +578,7 @@ mod tests {
         assert!(!m(&cb, &cb));
         let phi = |ty, st, ops: Vec<Operand>| func(&[(opcode::PHI, ty, st, ops)]);
         let p1 = phi(I32, 0, vec![cv(1), Operand::Block(0)]);
-        let p2 = phi(
-            I32,
-            2,
-            vec![cv(1), cv(2), Operand::Block(0), Operand::Block(0)],
-        );
+        let p2 = phi(I32, 2, vec![cv(1), cv(2), Operand::Block(0), Operand::Block(0)]);
         assert!(m(&p1, &p2), "phis are rebuilt, only the type counts");
         assert!(!m(&p1, &phi(I64, 0, vec![cv(1), Operand::Block(0)])));
     }
@@ -682,10 +586,7 @@ mod tests {
     #[test]
     fn landingpads_need_identical_clauses() {
         let lp = |clause: Operand| func(&[(opcode::LANDING_PAD, I32, 0, vec![clause])]);
-        let clause = |k: usize| Operand::Const {
-            id: C_FN[k],
-            role: ConstRole::Fixed,
-        };
+        let clause = |k: usize| Operand::Const { id: C_FN[k], role: ConstRole::Fixed };
         assert!(m(&lp(clause(1)), &lp(clause(1))));
         assert!(!m(&lp(clause(1)), &lp(clause(2))));
         assert!(!m(
@@ -774,10 +675,7 @@ mod tests {
         assert_eq!(pairs.len(), 2);
         // g's block 0 (calls + br) is nearer to f's calls block (distance 3) than to its loads
         // block (distance 7), and g's loads block then takes the remaining one.
-        assert!(
-            pairs.contains(&(1, 0)) && pairs.contains(&(0, 1)),
-            "{pairs:?}"
-        );
+        assert!(pairs.contains(&(1, 0)) && pairs.contains(&(0, 1)), "{pairs:?}");
         // Everything but the two terminators (br vs ret) matches.
         assert_eq!(a.stats.total, 2 * 9);
         assert_eq!(a.stats.matched, 7);
@@ -788,44 +686,25 @@ mod tests {
         );
         let b = align_blocks(&t, &f, &h, &AlignConfig::default());
         assert_eq!(b.stats.matched, 0);
-        assert!(
-            b.blocks
-                .iter()
-                .all(|x| !matches!(x, BlockAlignment::Paired { .. }))
-        );
+        assert!(b.blocks.iter().all(|x| !matches!(x, BlockAlignment::Paired { .. })));
         assert_eq!(b.blocks.len(), 4);
         // Without profitability, the nearest block is taken anyway.
         let c = align_blocks(
             &t,
             &f,
             &h,
-            &AlignConfig {
-                profitability: false,
-                ..AlignConfig::default()
-            },
+            &AlignConfig { profitability: false, ..AlignConfig::default() },
         );
-        assert!(
-            c.blocks
-                .iter()
-                .any(|x| matches!(x, BlockAlignment::Paired { .. }))
-        );
+        assert!(c.blocks.iter().any(|x| matches!(x, BlockAlignment::Paired { .. })));
     }
 
     #[test]
     fn eh_pads_pair_only_with_matching_eh_pads() {
         let t = tables();
-        let clause = |k: usize| Operand::Const {
-            id: C_FN[k],
-            role: ConstRole::Fixed,
-        };
+        let clause = |k: usize| Operand::Const { id: C_FN[k], role: ConstRole::Fixed };
         let with_pad = |k: usize| {
             let mut b = FuncBuilder::new("f", &[PTR, I32], VOID);
-            b.inst(
-                opcode::INVOKE,
-                VOID,
-                S[0],
-                &[Operand::Block(1), Operand::Block(2), callee(0)],
-            );
+            b.inst(opcode::INVOKE, VOID, S[0], &[Operand::Block(1), Operand::Block(2), callee(0)]);
             b.end_block(&[1, 2], false);
             b.inst(opcode::RET, VOID, S[0], &[]);
             b.end_block(&[], false);
@@ -852,23 +731,13 @@ mod tests {
         // 0 -> 2, 0 -> 1, 1 -> 3, 2 -> 3, block 4 unreachable.
         let mut b = FuncBuilder::new("f", &[PTR, I32], VOID);
         let c = b.inst(opcode::ICMP, I1, S[1], &[Operand::Arg(1), cv(0)]);
-        b.inst(
-            opcode::BR,
-            VOID,
-            S[0],
-            &[Operand::Inst(c), Operand::Block(2), Operand::Block(1)],
-        );
+        b.inst(opcode::BR, VOID, S[0], &[Operand::Inst(c), Operand::Block(2), Operand::Block(1)]);
         b.end_block(&[2, 1], false);
         b.inst(opcode::BR, VOID, S[0], &[Operand::Block(3)]);
         b.end_block(&[3], false);
         b.inst(opcode::BR, VOID, S[0], &[Operand::Block(3)]);
         b.end_block(&[3], false);
-        b.inst(
-            opcode::PHI,
-            I32,
-            S[0],
-            &[cv(1), cv(2), Operand::Block(1), Operand::Block(2)],
-        );
+        b.inst(opcode::PHI, I32, S[0], &[cv(1), cv(2), Operand::Block(1), Operand::Block(2)]);
         b.inst(opcode::RET, VOID, S[0], &[]);
         b.end_block(&[], false);
         b.inst(opcode::UNREACHABLE, VOID, S[0], &[]);
@@ -893,13 +762,7 @@ mod tests {
             "phi skipped, unreachable block absent"
         );
         let a = align_linear(&tables(), &f, &f, DEFAULT_MAX_CELLS).unwrap();
-        assert_eq!(
-            a.stats,
-            AlignStats {
-                matched: 5,
-                total: 10
-            }
-        );
+        assert_eq!(a.stats, AlignStats { matched: 5, total: 10 });
         assert!(align_linear(&tables(), &f, &f, 10).is_none());
     }
 

@@ -188,7 +188,8 @@ fn read_abbreviated(r: &mut BitReader, abbrev: &[AbbrevOp]) -> Result<Vec<u64>, 
     while k < abbrev.len() {
         match &abbrev[k] {
             AbbrevOp::Array => {
-                let elt = abbrev.get(k + 1).ok_or(BitcodeError::Corrupt("array without element"))?;
+                let elt =
+                    abbrev.get(k + 1).ok_or(BitcodeError::Corrupt("array without element"))?;
                 let n = r.vbr(6)?;
                 for _ in 0..n.min(1 << 16) {
                     out.push(read_scalar(r, elt)?);

@@ -46,9 +46,7 @@ pub fn fold32(h: u64) -> u32 {
 }
 
 fn type_hash(t: &ModuleTables, ty: crate::ir::TypeId) -> u64 {
-    t.types
-        .get(ty.0 as usize)
-        .map_or(TAG_UNKNOWN_TYPE, |info| info.stable_hash)
+    t.types.get(ty.0 as usize).map_or(TAG_UNKNOWN_TYPE, |info| info.stable_hash)
 }
 
 /// Stable encoding of instruction `i` of `f`: opcode, result type, operand count and each
@@ -57,9 +55,7 @@ pub fn encode_inst(t: &ModuleTables, f: &FuncData, i: u32) -> u32 {
     let inst = &f.insts[i as usize];
     let ops = f.ops(i);
     let mut h = StableHasher::with_seed(ENCODE_SEED);
-    h.word(u64::from(inst.opcode))
-        .word(type_hash(t, inst.ty))
-        .word(ops.len() as u64);
+    h.word(u64::from(inst.opcode)).word(type_hash(t, inst.ty)).word(ops.len() as u64);
     for (pos, &op) in ops.iter().enumerate() {
         let ty_word = match f.operand_type(t, op) {
             Some(ty) => type_hash(t, ty),
@@ -87,10 +83,7 @@ pub fn encode_function(t: &ModuleTables, f: &FuncData) -> Vec<u32> {
 /// Like [`encode_function`], but one vector per block (for shingling that must not cross block
 /// boundaries).
 pub fn encode_blocks(t: &ModuleTables, f: &FuncData) -> Vec<Vec<u32>> {
-    f.blocks
-        .iter()
-        .map(|b| b.insts.clone().map(|i| encode_inst(t, f, i)).collect())
-        .collect()
+    f.blocks.iter().map(|b| b.insts.clone().map(|i| encode_inst(t, f, i)).collect()).collect()
 }
 
 #[cfg(test)]
@@ -119,10 +112,7 @@ mod tests {
             (opcode::CALL, VOID, &[Operand::Inst(1), callee(0)]),
         ]);
         let g = salted(7, &f);
-        assert_ne!(
-            f.insts[1].ty, g.insts[1].ty,
-            "salt must really change the ids"
-        );
+        assert_ne!(f.insts[1].ty, g.insts[1].ty, "salt must really change the ids");
         assert_eq!(encode_function(&t0, &f), encode_function(&t7, &g));
     }
 
@@ -174,18 +164,14 @@ mod tests {
         let t = tables();
         let mut seen = std::collections::HashSet::new();
         for n in 0..64usize {
-            let ops: Vec<Operand> = (0..n)
-                .map(|k| if k % 2 == 0 { cv(0) } else { Operand::Arg(0) })
-                .collect();
+            let ops: Vec<Operand> =
+                (0..n).map(|k| if k % 2 == 0 { cv(0) } else { Operand::Arg(0) }).collect();
             let mut b = FuncBuilder::new("f", &[PTR, I32], VOID);
             b.inst(opcode::CALL, VOID, S[0], &ops);
             b.inst(opcode::RET, VOID, S[0], &[]);
             b.end_block(&[], false);
             let f = b.finish();
-            assert!(
-                seen.insert(encode_inst(&t, &f, 0)),
-                "operand count {n} collided"
-            );
+            assert!(seen.insert(encode_inst(&t, &f, 0)), "operand count {n} collided");
         }
         assert!(!seen.contains(&0));
     }
@@ -193,10 +179,7 @@ mod tests {
     #[test]
     fn const_role_does_not_change_the_encoding() {
         let t = tables();
-        let fixed = Operand::Const {
-            id: C_I32[1],
-            role: ConstRole::Fixed,
-        };
+        let fixed = Operand::Const { id: C_I32[1], role: ConstRole::Fixed };
         let f = one_block(&[
             (opcode::ADD, I32, &[Operand::Arg(1), cv(1)]),
             (opcode::ADD, I32, &[Operand::Arg(1), fixed]),

@@ -56,12 +56,7 @@ pub struct LshConfig {
 
 impl Default for LshConfig {
     fn default() -> Self {
-        LshConfig {
-            rows: 2,
-            bands: 100,
-            bucket_cap: 100,
-            threshold: 0.0,
-        }
+        LshConfig { rows: 2, bands: 100, bucket_cap: 100, threshold: 0.0 }
     }
 }
 
@@ -69,11 +64,7 @@ impl LshConfig {
     /// This configuration with F3M's adaptive threshold and band count for `n` functions.
     pub fn adapted_to(self, n: usize) -> Self {
         let a = adaptive_params(n, self.rows);
-        LshConfig {
-            bands: self.bands.min(a.bands),
-            threshold: a.threshold,
-            ..self
-        }
+        LshConfig { bands: self.bands.min(a.bands), threshold: a.threshold, ..self }
     }
 
     /// Signature positions the bands use.
@@ -99,11 +90,7 @@ pub fn adaptive_params(n: usize, rows: usize) -> AdaptiveParams {
     let rd = (x - 0.3).clamp(0.05, 0.4);
     let p = (rd + 0.1).powi(rows as i32);
     let bands = ((1.0f64 - 0.9).ln() / (1.0 - p).ln()).ceil() as usize;
-    AdaptiveParams {
-        rd,
-        bands: bands.max(1),
-        threshold: rd,
-    }
+    AdaptiveParams { rd, bands: bands.max(1), threshold: rd }
 }
 
 /// Hasher for keys that are already uniformly distributed 64-bit values.
@@ -171,10 +158,7 @@ fn band_key(band: usize, vals: &[u32]) -> u64 {
 
 impl LshIndex {
     pub fn new(config: LshConfig) -> Self {
-        assert!(
-            config.rows >= 1 && config.bands >= 1,
-            "need at least one band of one row"
-        );
+        assert!(config.rows >= 1 && config.bands >= 1, "need at least one band of one row");
         LshIndex {
             config,
             k: 0,
@@ -210,11 +194,8 @@ impl LshIndex {
 
     pub fn stats(&self) -> LshStats {
         let buckets = self.tables.iter().flat_map(|t| t.values());
-        let mut st = LshStats {
-            functions: self.live,
-            dropped: self.dropped,
-            ..LshStats::default()
-        };
+        let mut st =
+            LshStats { functions: self.live, dropped: self.dropped, ..LshStats::default() };
         for b in buckets {
             st.buckets += 1;
             st.largest_bucket = st.largest_bucket.max(b.len());
@@ -245,11 +226,7 @@ impl LshIndex {
         if self.k == 0 {
             self.k = sig.len();
         }
-        assert_eq!(
-            sig.len(),
-            self.k,
-            "all signatures of one index must have the same length"
-        );
+        assert_eq!(sig.len(), self.k, "all signatures of one index must have the same length");
         let slot = key.0 as usize;
         if self.present.len() <= slot {
             self.present.resize(slot + 1, false);
@@ -286,19 +263,10 @@ impl LshIndex {
     /// parallel (one task per band, each in input order), so the result equals inserting the
     /// items one by one.
     pub fn insert_many(&mut self, items: Vec<(FuncKey, Signature)>) {
-        let keys: Vec<Vec<u64>> = items
-            .par_iter()
-            .map(|(_, s)| self.band_keys(&s.values))
-            .collect();
+        let keys: Vec<Vec<u64>> =
+            items.par_iter().map(|(_, s)| self.band_keys(&s.values)).collect();
         // Replacements and duplicate keys keep the sequential semantics: insert those one by one.
-        let mut seen = vec![
-            false;
-            items
-                .iter()
-                .map(|(k, _)| k.0 as usize + 1)
-                .max()
-                .unwrap_or(0)
-        ];
+        let mut seen = vec![false; items.iter().map(|(k, _)| k.0 as usize + 1).max().unwrap_or(0)];
         let fresh = items.iter().all(|(k, _)| {
             let s = &mut seen[k.0 as usize];
             let was = *s;
@@ -430,9 +398,7 @@ mod tests {
 
     /// Deterministic pseudo-random sequence over a large alphabet.
     fn random_seq(seed: u64, len: usize) -> Vec<u32> {
-        (0..len as u64)
-            .map(|i| crate::hash::mix64(seed * 1_000_003 + i) as u32)
-            .collect()
+        (0..len as u64).map(|i| crate::hash::mix64(seed * 1_000_003 + i) as u32).collect()
     }
 
     fn mutate(seq: &[u32], every: usize, salt: u32) -> Vec<u32> {
@@ -469,19 +435,13 @@ mod tests {
         idx.insert(FuncKey(1), mh.signature(&mutate(&base, 20, 0xffff)));
         idx.insert(FuncKey(2), mh.signature(&mutate(&base, 4, 0xffff)));
         for k in 3..40 {
-            idx.insert(
-                FuncKey(k),
-                mh.signature(&random_seq(u64::from(k) + 100, 60)),
-            );
+            idx.insert(FuncKey(k), mh.signature(&random_seq(u64::from(k) + 100, 60)));
         }
         let c = idx.query(FuncKey(0), 10);
         let keys: Vec<u32> = c.iter().map(|c| c.key.0).collect();
         assert_eq!(keys, vec![1, 2], "closest first, no strangers, no self");
         assert!(c[0].score > 0.7 && c[1].score > 0.2 && c[0].score > c[1].score);
-        assert!(
-            idx.query(FuncKey(7), 10).is_empty(),
-            "a stranger has no candidates"
-        );
+        assert!(idx.query(FuncKey(7), 10).is_empty(), "a stranger has no candidates");
         assert_eq!(idx.query(FuncKey(0), 1).len(), 1);
     }
 
@@ -489,10 +449,7 @@ mod tests {
     fn threshold_filters_weak_candidates() {
         let mh = MinHasher::new(MinHashConfig::default());
         let base = random_seq(9, 60);
-        let cfg = LshConfig {
-            threshold: 0.5,
-            ..LshConfig::default()
-        };
+        let cfg = LshConfig { threshold: 0.5, ..LshConfig::default() };
         let mut idx = LshIndex::new(cfg);
         idx.insert(FuncKey(0), mh.signature(&base));
         idx.insert(FuncKey(1), mh.signature(&mutate(&base, 20, 1)));
@@ -514,10 +471,7 @@ mod tests {
         assert!(!idx.remove(FuncKey(1)));
         let keys: Vec<u32> = idx.query(FuncKey(0), 10).iter().map(|c| c.key.0).collect();
         assert_eq!(keys, vec![2]);
-        assert!(
-            idx.query(FuncKey(1), 10).is_empty(),
-            "removed keys are not queryable"
-        );
+        assert!(idx.query(FuncKey(1), 10).is_empty(), "removed keys are not queryable");
         idx.remove(FuncKey(0));
         idx.remove(FuncKey(2));
         assert_eq!(idx.stats(), LshStats::default());
@@ -532,10 +486,7 @@ mod tests {
     fn bucket_cap_bounds_bucket_size_and_counts_drops() {
         let mh = MinHasher::new(MinHashConfig::default());
         let s = mh.signature(&random_seq(4, 30));
-        let mut idx = LshIndex::new(LshConfig {
-            bucket_cap: 3,
-            ..LshConfig::default()
-        });
+        let mut idx = LshIndex::new(LshConfig { bucket_cap: 3, ..LshConfig::default() });
         for k in 0..5 {
             idx.insert(FuncKey(k), s.clone());
         }
@@ -565,10 +516,7 @@ mod tests {
                 (FuncKey(k), mh.signature(&seq))
             })
             .collect();
-        let cfg = LshConfig {
-            bucket_cap: 10,
-            ..LshConfig::default()
-        };
+        let cfg = LshConfig { bucket_cap: 10, ..LshConfig::default() };
         let mut a = LshIndex::new(cfg);
         let mut b = LshIndex::new(cfg);
         for (k, s) in items.clone() {
@@ -576,10 +524,7 @@ mod tests {
         }
         b.insert_many(items.clone());
         assert_eq!(a.stats(), b.stats());
-        assert!(
-            a.stats().dropped > 0,
-            "the cap must matter for this test to mean something"
-        );
+        assert!(a.stats().dropped > 0, "the cap must matter for this test to mean something");
         assert_eq!(a.tables, b.tables, "same bucket members in the same order");
         assert_eq!(a.values, b.values);
         // Replacing existing keys and repeating a key inside one batch behave like sequential
@@ -611,10 +556,7 @@ mod tests {
     #[test]
     fn fewer_bands_use_a_prefix_of_the_signature() {
         let mh = MinHasher::new(MinHashConfig::default());
-        let idx = LshIndex::new(LshConfig {
-            bands: 14,
-            ..LshConfig::default()
-        });
+        let idx = LshIndex::new(LshConfig { bands: 14, ..LshConfig::default() });
         let s = mh.signature(&random_seq(5, 20));
         assert_eq!(idx.band_keys(&s.values).len(), 14);
         let mut t = s.clone();

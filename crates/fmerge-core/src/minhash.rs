@@ -57,11 +57,7 @@ pub struct MinHashConfig {
 
 impl Default for MinHashConfig {
     fn default() -> Self {
-        MinHashConfig {
-            num_hashes: 200,
-            shingle: 2,
-            cross_blocks: true,
-        }
+        MinHashConfig { num_hashes: 200, shingle: 2, cross_blocks: true }
     }
 }
 
@@ -151,11 +147,7 @@ pub fn equal_positions(a: &[u32], b: &[u32]) -> usize {
 #[inline]
 pub fn similarity(a: &[u32], b: &[u32]) -> f64 {
     let n = a.len().max(b.len());
-    if n == 0 {
-        1.0
-    } else {
-        equal_positions(a, b) as f64 / n as f64
-    }
+    if n == 0 { 1.0 } else { equal_positions(a, b) as f64 / n as f64 }
 }
 
 /// Computes signatures with one fixed configuration and seed set.
@@ -168,10 +160,7 @@ pub struct MinHasher {
 impl MinHasher {
     pub fn new(config: MinHashConfig) -> Self {
         assert!(config.shingle >= 1, "shingle length must be at least 1");
-        MinHasher {
-            config,
-            seeds: seeds(config.num_hashes),
-        }
+        MinHasher { config, seeds: seeds(config.num_hashes) }
     }
 
     pub fn config(&self) -> &MinHashConfig {
@@ -295,15 +284,9 @@ mod tests {
         sorted.sort_unstable();
         assert_ne!(s.values, sorted, "a positional signature is not sorted");
         // Each position is the minimum of its own hash function.
-        let shingles: Vec<u32> = [1u32, 2, 3, 4, 5, 6, 7, 8]
-            .windows(2)
-            .map(fnv1a32)
-            .collect();
+        let shingles: Vec<u32> = [1u32, 2, 3, 4, 5, 6, 7, 8].windows(2).map(fnv1a32).collect();
         for (j, &seed) in seeds(200).iter().enumerate() {
-            assert_eq!(
-                s.values[j],
-                shingles.iter().map(|&x| mix32(x ^ seed)).min().unwrap()
-            );
+            assert_eq!(s.values[j], shingles.iter().map(|&x| mix32(x ^ seed)).min().unwrap());
         }
     }
 
@@ -320,14 +303,8 @@ mod tests {
 
     #[test]
     fn block_boundaries_are_respected_when_asked() {
-        let cross = MinHasher::new(MinHashConfig {
-            cross_blocks: true,
-            ..Default::default()
-        });
-        let own = MinHasher::new(MinHashConfig {
-            cross_blocks: false,
-            ..Default::default()
-        });
+        let cross = MinHasher::new(MinHashConfig { cross_blocks: true, ..Default::default() });
+        let own = MinHasher::new(MinHashConfig { cross_blocks: false, ..Default::default() });
         let blocks: [&[u32]; 2] = [&[1, 2], &[3, 4]];
         // Segmented: shingles {12, 34}; joined: {12, 23, 34}.
         let seg = own.signature_of_segments(blocks);
@@ -363,13 +340,7 @@ mod tests {
                 let other = base
                     .iter()
                     .zip(&edits)
-                    .map(|(&x, &(_, y))| {
-                        if (mix32(x ^ y) % 100) < pct {
-                            y + 40
-                        } else {
-                            x
-                        }
-                    })
+                    .map(|(&x, &(_, y))| if (mix32(x ^ y) % 100) < pct { y + 40 } else { x })
                     .collect();
                 (base, other)
             })

@@ -40,16 +40,10 @@ pub fn tables_with_salt(salt: u32) -> ModuleTables {
             ty: TypeId(0),
             global_name: String::new(),
         });
-        t.states.push(StateInfo {
-            stable_hash: 0xcafe_0000 + u64::from(k),
-        });
+        t.states.push(StateInfo { stable_hash: 0xcafe_0000 + u64::from(k) });
     }
     let ty = |t: &mut ModuleTables, h: u64, kind: TypeKind, bits: u32| {
-        t.types.push(TypeInfo {
-            stable_hash: h,
-            kind,
-            int_bits: bits,
-        });
+        t.types.push(TypeInfo { stable_hash: h, kind, int_bits: bits });
         TypeId(t.types.len() as u32 - 1)
     };
     let tv = ty(&mut t, 0x1001, TypeKind::Void, 0);
@@ -63,11 +57,7 @@ pub fn tables_with_salt(salt: u32) -> ModuleTables {
     let _ = (tv, t1, t64);
     t.ptr_type = tp;
     let c = |t: &mut ModuleTables, h: u64, ty: TypeId, name: &str| {
-        t.consts.push(ConstInfo {
-            stable_hash: h,
-            ty,
-            global_name: name.to_string(),
-        });
+        t.consts.push(ConstInfo { stable_hash: h, ty, global_name: name.to_string() });
     };
     for k in 0..4 {
         c(&mut t, 0x2000 + k, t32, "");
@@ -77,9 +67,7 @@ pub fn tables_with_salt(salt: u32) -> ModuleTables {
     }
     c(&mut t, 0x4000, tt, "");
     for k in 0..4 {
-        t.states.push(StateInfo {
-            stable_hash: 0x5000 + k,
-        });
+        t.states.push(StateInfo { stable_hash: 0x5000 + k });
     }
     t
 }
@@ -140,12 +128,7 @@ impl FuncBuilder {
         let start = self.f.operands.len() as u32;
         self.f.operands.extend_from_slice(ops);
         let end = self.f.operands.len() as u32;
-        self.f.insts.push(Inst {
-            opcode: op,
-            ty,
-            state,
-            ops: start..end,
-        });
+        self.f.insts.push(Inst { opcode: op, ty, state, ops: start..end });
         self.f.insts.len() as u32 - 1
     }
 
@@ -162,27 +145,17 @@ impl FuncBuilder {
     }
 
     pub fn finish(self) -> FuncData {
-        assert_eq!(
-            self.block_start as usize,
-            self.f.insts.len(),
-            "unterminated block"
-        );
+        assert_eq!(self.block_start as usize, self.f.insts.len(), "unterminated block");
         self.f
     }
 }
 
 pub fn cv(k: usize) -> Operand {
-    Operand::Const {
-        id: C_I32[k],
-        role: ConstRole::Value,
-    }
+    Operand::Const { id: C_I32[k], role: ConstRole::Value }
 }
 
 pub fn callee(k: usize) -> Operand {
-    Operand::Const {
-        id: C_FN[k],
-        role: ConstRole::Param,
-    }
+    Operand::Const { id: C_FN[k], role: ConstRole::Param }
 }
 
 /// One body instruction of a random function, as a small recipe.
@@ -222,10 +195,7 @@ pub fn step() -> impl Strategy<Value = Step> {
 
 pub fn recipe() -> impl Strategy<Value = Recipe> {
     prop::collection::vec(
-        (
-            prop::collection::vec(step(), 0..8),
-            prop::option::of(any::<u8>()),
-        ),
+        (prop::collection::vec(step(), 0..8), prop::option::of(any::<u8>())),
         1..5,
     )
     .prop_map(|blocks| Recipe { blocks })
@@ -239,11 +209,7 @@ pub fn build(r: &Recipe) -> FuncData {
     let pick = |vals: &Vec<Operand>, k: u8| -> Operand {
         let n = vals.len() + 2;
         let k = k as usize % n;
-        if k < vals.len() {
-            vals[k]
-        } else {
-            cv(k - vals.len())
-        }
+        if k < vals.len() { vals[k] } else { cv(k - vals.len()) }
     };
     for (bi, (steps, back)) in r.blocks.iter().enumerate() {
         let bi = bi as u32;
@@ -282,11 +248,7 @@ pub fn build(r: &Recipe) -> FuncData {
         } else if let Some(k) = back {
             let target = u32::from(*k) % (bi + 1);
             let c = b.inst(opcode::ICMP, I1, S[1], &[Operand::Arg(1), cv(0)]);
-            let ops = [
-                Operand::Inst(c),
-                Operand::Block(bi + 1),
-                Operand::Block(target),
-            ];
+            let ops = [Operand::Inst(c), Operand::Block(bi + 1), Operand::Block(target)];
             b.inst(opcode::BR, VOID, S[0], &ops);
             b.end_block(&[bi + 1, target], false);
         } else {

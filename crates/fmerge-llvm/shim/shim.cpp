@@ -5,7 +5,14 @@
 
 #include "llvm-c/Core.h"
 #include "llvm-c/TargetMachine.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/IR/Attributes.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
@@ -316,6 +323,71 @@ int fm_intersect_attrs(LLVMValueRef Keep, LLVMValueRef Other) {
     return 0;
   setAttrs(VK, *R);
   return 1;
+}
+
+} // extern "C"
+
+extern "C" {
+
+// Generates an object file for `M` the way `llc -filetype=obj` does, including its
+// TargetLibraryInfo for the module's triple (the C API's emitter omits it, which changes code
+// generation around library calls). On success returns 1 and a malloc'ed buffer in *Out/*Len;
+// on failure returns 0 and a malloc'ed message in *Err. Mutates `M`: callers pass a copy.
+int fm_emit_object(LLVMTargetMachineRef TMRef, LLVMModuleRef MRef, char **Out, size_t *Len,
+                   char **Err) {
+  TargetMachine *TM = unwrapTM(TMRef);
+  Module *M = unwrap(MRef);
+  *Out = nullptr;
+  *Len = 0;
+  *Err = nullptr;
+  M->setDataLayout(TM->createDataLayout());
+  SmallString<0> Buf;
+  raw_svector_ostream OS(Buf);
+  legacy::PassManager PM;
+  TargetLibraryInfoImpl TLII(M->getTargetTriple());
+  PM.add(new TargetLibraryInfoWrapperPass(TLII));
+  if (TM->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::ObjectFile)) {
+    *Err = strdup("this target cannot emit object files");
+    return 0;
+  }
+  PM.run(*M);
+  *Out = static_cast<char *>(malloc(Buf.size() ? Buf.size() : 1));
+  memcpy(*Out, Buf.data(), Buf.size());
+  *Len = Buf.size();
+  return 1;
+}
+
+} // extern "C"
+
+extern "C" {
+
+// Serialises `M` to bitcode *with* its use-list order. Use-list order steers some code
+// generation heuristics, so keeping it makes `llc` on the written file produce exactly the code
+// fmerge measured. Returns a malloc'ed buffer in *Out/*Len.
+void fm_write_bitcode(LLVMModuleRef MRef, char **Out, size_t *Len) {
+  SmallString<0> Buf;
+  raw_svector_ostream OS(Buf);
+  WriteBitcodeToFile(*unwrap(MRef), OS, /*ShouldPreserveUseListOrder=*/true);
+  *Out = static_cast<char *>(malloc(Buf.size() ? Buf.size() : 1));
+  memcpy(*Out, Buf.data(), Buf.size());
+  *Len = Buf.size();
+}
+
+// An exact copy of `M` in the same context, use-list order included (CloneModule loses it, and
+// with it the code `llc` would generate). Returns null and a malloc'ed message on failure.
+LLVMModuleRef fm_clone_module_exact(LLVMModuleRef MRef, char **Err) {
+  *Err = nullptr;
+  Module *M = unwrap(MRef);
+  SmallString<0> Buf;
+  raw_svector_ostream OS(Buf);
+  WriteBitcodeToFile(*M, OS, /*ShouldPreserveUseListOrder=*/true);
+  auto Parsed = parseBitcodeFile(MemoryBufferRef(StringRef(Buf.data(), Buf.size()), "copy"),
+                                 M->getContext());
+  if (!Parsed) {
+    *Err = strdup(toString(Parsed.takeError()).c_str());
+    return nullptr;
+  }
+  return wrap(Parsed->release());
 }
 
 } // extern "C"

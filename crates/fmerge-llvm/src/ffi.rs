@@ -8,6 +8,8 @@ use llvm_sys::target_machine::LLVMTargetMachineRef;
 use std::ffi::c_void;
 
 unsafe extern "C" {
+    /// The C library's `free`, for buffers the shim allocates with `malloc`/`strdup`.
+    pub fn free(p: *mut c_void);
     pub fn fm_function_codesize_costs(
         f: LLVMValueRef,
         tm: LLVMTargetMachineRef,
@@ -31,6 +33,18 @@ unsafe extern "C" {
         m: LLVMModuleRef,
         fns: *const LLVMValueRef,
         n: usize,
+    ) -> LLVMModuleRef;
+    pub fn fm_emit_object(
+        tm: LLVMTargetMachineRef,
+        m: LLVMModuleRef,
+        out: *mut *mut u8,
+        len: *mut usize,
+        err: *mut *mut std::ffi::c_char,
+    ) -> i32;
+    pub fn fm_write_bitcode(m: LLVMModuleRef, out: *mut *mut u8, len: *mut usize);
+    pub fn fm_clone_module_exact(
+        m: LLVMModuleRef,
+        err: *mut *mut std::ffi::c_char,
     ) -> LLVMModuleRef;
     pub fn fm_verify_function(f: LLVMValueRef, msg: *mut u8, cap: usize) -> i32;
     pub fn fm_strip_function_debug_info(f: LLVMValueRef);

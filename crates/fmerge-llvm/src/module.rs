@@ -66,7 +66,8 @@ impl Llvm {
                 producer: p.name.clone(),
             });
         }
-        if bytes.is_empty() {
+        // An empty text file is an empty module; empty "bitcode" is not bitcode.
+        if bytes.is_empty() && path.extension().is_some_and(|e| e == "bc") {
             return Err(unreadable("the file is empty".into()));
         }
         let name = path.display().to_string();
@@ -288,9 +289,17 @@ impl<'c> Module<'c> {
         self.inner.verify().map_err(|e| LlvmError::InvalidIr { message: e.to_string() })
     }
 
-    /// Serialises to bitcode.
+    /// Serialises to bitcode, keeping the use-list order (so `llc` on the result generates the
+    /// very code fmerge measured).
     pub fn to_bitcode(&self) -> Vec<u8> {
-        self.inner.write_bitcode_to_memory().as_slice().to_vec()
+        let (mut out, mut len) = (std::ptr::null_mut(), 0usize);
+        // SAFETY: live module; the shim returns a malloc'ed buffer, copied and freed here.
+        unsafe {
+            crate::ffi::fm_write_bitcode(self.raw(), &mut out, &mut len);
+            let bytes = std::slice::from_raw_parts(out, len).to_vec();
+            crate::ffi::free(out.cast());
+            bytes
+        }
     }
 
     /// Prints as textual IR.
@@ -298,12 +307,24 @@ impl<'c> Module<'c> {
         self.inner.print_to_string().to_string()
     }
 
-    /// A deep copy (code generation mutates the module it runs on: measure on a copy).
-    pub fn duplicate(&self) -> Module<'c> {
-        // SAFETY: LLVMCloneModule copies a live module into a new one owned by the wrapper.
-        let raw = unsafe { c::LLVMCloneModule(self.raw()) };
-        // SAFETY: `raw` is a fresh module that nothing else owns.
-        Module::from_inner(unsafe { inkwell::module::Module::new(raw) })
+    /// An exact deep copy, use-list order included (code generation mutates the module it runs
+    /// on, so sizes are measured on a copy; a copy that lost the use-list order could compile
+    /// to slightly different code than `llc` produces from the written file).
+    pub fn duplicate(&self) -> Result<Module<'c>> {
+        let mut err = std::ptr::null_mut();
+        // SAFETY: live module; on success the shim returns a fresh module owned by the new
+        // wrapper, on failure a malloc'ed message that is copied and freed.
+        unsafe {
+            let raw = crate::ffi::fm_clone_module_exact(self.raw(), &mut err);
+            if raw.is_null() {
+                let message = CStr::from_ptr(err).to_string_lossy().into_owned();
+                crate::ffi::free(err.cast());
+                return Err(LlvmError::InvalidIr {
+                    message: format!("copying the module: {message}"),
+                });
+            }
+            Ok(Module::from_inner(inkwell::module::Module::new(raw)))
+        }
     }
 
     /// A copy that keeps the bodies of `keep` only; everything else becomes a declaration.

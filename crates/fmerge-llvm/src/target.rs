@@ -10,8 +10,7 @@ use crate::error::{LlvmError, Result};
 use crate::module::Module;
 use inkwell::OptimizationLevel;
 use inkwell::targets::{
-    CodeModel, FileType, InitializationConfig, RelocMode, Target as InkTarget, TargetMachine,
-    TargetTriple,
+    CodeModel, InitializationConfig, RelocMode, Target as InkTarget, TargetMachine, TargetTriple,
 };
 use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind, SymbolKind};
 use std::collections::BTreeMap;
@@ -96,18 +95,29 @@ impl Target {
     /// assertions and would crash on invalid IR).
     pub fn emit_object(&self, module: &Module<'_>) -> Result<Vec<u8>> {
         module.verify()?;
-        let copy = module.duplicate();
+        let copy = module.duplicate()?;
         self.emit_object_consuming(copy)
     }
 
     /// As [`Target::emit_object`], for a module the caller no longer needs.
     pub fn emit_object_consuming(&self, module: Module<'_>) -> Result<Vec<u8>> {
         module.verify()?;
-        let buf = self
-            .machine
-            .write_to_memory_buffer(&module.inner, FileType::Object)
-            .map_err(|e| LlvmError::Codegen { message: e.to_string() })?;
-        Ok(buf.as_slice().to_vec())
+        let (mut out, mut len, mut err) = (std::ptr::null_mut(), 0usize, std::ptr::null_mut());
+        // SAFETY: live target machine and module (owned here, so codegen's changes to it are
+        // nobody else's concern); the shim hands back malloc'ed buffers that are copied and
+        // freed below.
+        unsafe {
+            let ok =
+                crate::ffi::fm_emit_object(self.raw(), module.raw(), &mut out, &mut len, &mut err);
+            if ok == 0 {
+                let message = std::ffi::CStr::from_ptr(err).to_string_lossy().into_owned();
+                crate::ffi::free(err.cast());
+                return Err(LlvmError::Codegen { message });
+            }
+            let bytes = std::slice::from_raw_parts(out, len).to_vec();
+            crate::ffi::free(out.cast());
+            Ok(bytes)
+        }
     }
 
     /// Generates code for `module` and measures it.
