@@ -337,10 +337,20 @@ impl LshIndex {
         }
         found.sort_unstable();
         found.dedup();
+        found.retain(|&k| accept(k));
+        // Touch the first value of every candidate before scoring any: the loads are independent,
+        // so their cache misses overlap instead of being paid one after another (scoring is
+        // memory-bound once the signatures outgrow the caches).
+        let mut touch = 0u32;
+        for &k in &found {
+            if let Some(s) = self.signature(k) {
+                touch ^= s.first().copied().unwrap_or(0);
+            }
+        }
+        std::hint::black_box(touch);
         let threshold = self.config.threshold;
         let scored = found
             .into_iter()
-            .filter(|&k| accept(k))
             .filter_map(|k| {
                 let score = similarity(sig, self.signature(k)?);
                 (score > threshold).then_some(Candidate { key: k, score })

@@ -20,16 +20,16 @@
 //!    compiling the candidates and the originals in one batch.
 //! 5. Commit the winners, erase the losers. Repeat while something merged.
 
+use crate::fold::Arg;
 use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
-use crate::measure::Sizes;
-use crate::options::{Options, ProfitMode};
-use crate::report::{Disposal, Member, MergeRecord, Report, Skipped, StageStats};
+use crate::options::Options;
+use crate::proposal::{self, Proposal};
+use crate::report::{MergeRecord, Report, Skipped, StageStats};
 use fmerge_core::compare::{self, Mode, Walk};
-use fmerge_core::ir::{FuncData, opcode, traits};
-use fmerge_core::profit::{self, Verdict};
-use fmerge_llvm::{Builder, Module, Target, Value, cost};
-use llvm_sys::LLVMTailCallKind;
+use fmerge_core::ir::{FuncData, traits};
+use fmerge_core::profit;
+use fmerge_llvm::{Module, Target, Value, cost};
 use std::collections::HashSet;
 use std::time::Instant;
 
@@ -60,28 +60,6 @@ pub fn run(module: &mut Module<'_>, target: &Target, opts: &Options, report: &mu
     }
     stats.seconds = start.elapsed().as_secs_f64();
     report.stages.push(stats);
-}
-
-/// How one member will stay callable.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Plan {
-    Thunk,
-    RewriteCalls,
-}
-
-struct Candidate<'m> {
-    members: Vec<Value<'m>>,
-    plans: Vec<Plan>,
-    /// Constants each member passes, in parameter order.
-    args: Vec<Vec<Value<'m>>>,
-    body: Value<'m>,
-    params: usize,
-    before_units: i64,
-    after_units: i64,
-    /// Extra TTI units at rewritten call sites (not part of any measured function).
-    call_site_units: i64,
-    verdict: Verdict,
-    measured_saving: Option<i64>,
 }
 
 fn one_round(
@@ -127,12 +105,9 @@ fn one_round(
     let walks: Vec<Walk> = funcs.iter().map(|f| Walk::new(f)).collect();
     let classes = compare::equal_classes(lowered.tables(), &funcs, &walks, Mode::ModuloParams);
 
-    let margin = match opts.profit {
-        ProfitMode::Estimate => 0.0,
-        ProfitMode::Exact => f64::INFINITY,
-        ProfitMode::Hybrid => opts.close_margin,
-    };
-    let mut candidates = Vec::new();
+    let margin = proposal::margin(opts.profit, opts.close_margin);
+    let mut proposals = Vec::new();
+    let mut params_of = Vec::new();
     for class in &classes {
         let Some(plan) = compare::param_plan(lowered.tables(), &funcs, &walks, class) else {
             continue;
@@ -198,197 +173,36 @@ fn one_round(
             });
             continue;
         }
-        let costs: Option<Vec<i64>> =
-            members.iter().map(|&m| cost::function_cost(target, m)).collect();
-        let (Some(costs), Some(body_units)) = (costs, cost::function_cost(target, body)) else {
+        let args: Vec<Vec<Arg<'_>>> =
+            args.iter().map(|consts| fold::forwarding_args(first_extra, consts)).collect();
+        let Some(proposal) = Proposal::plan(target, &vis, members, body, args) else {
             module.defer_erase(body);
             continue;
         };
-        let thunk = profit::thunk_units(param_tys.len());
-        let mut plans = Vec::new();
-        let mut after = body_units;
-        let mut call_site_units = 0;
-        for &m in &members {
-            let rewrite = rewritable_call_sites(&vis, m).map(|n| (n * plan.num_params()) as i64);
-            match rewrite {
-                Some(units) if units < thunk => {
-                    plans.push(Plan::RewriteCalls);
-                    after += units;
-                    call_site_units += units;
-                }
-                _ => {
-                    plans.push(Plan::Thunk);
-                    after += thunk;
-                }
-            }
-        }
-        let before: i64 = costs.iter().sum();
-        candidates.push(Candidate {
-            members,
-            plans,
-            args,
-            body,
-            params: plan.num_params(),
-            before_units: before,
-            after_units: after,
-            call_site_units,
-            verdict: profit::judge(before, after, margin),
-            measured_saving: None,
-        });
+        proposals.push(proposal);
+        params_of.push(plan.num_params());
     }
 
-    confirm_by_codegen(module, target, &mut candidates, stats);
-
+    let verdicts = proposal::settle(module, target, &proposals, margin, stats);
     let mut merges = 0;
-    for c in candidates {
-        if c.verdict != Verdict::Keep {
+    for ((p, params), v) in proposals.iter().zip(&params_of).zip(verdicts) {
+        if !v.keep {
             stats.rejected_unprofitable += 1;
-            module.defer_erase(c.body);
+            module.defer_erase(p.body);
             continue;
         }
-        let mut record = MergeRecord {
-            stage: STAGE,
-            body: c.body.name(),
-            members: Vec::new(),
-            params: c.params,
-            estimated_saving: profit::units_to_bytes(c.before_units - c.after_units),
-            measured_saving: c.measured_saving,
-        };
-        for ((&m, plan), args) in c.members.iter().zip(&c.plans).zip(&c.args) {
-            // Earlier commits this round may have changed m's users: check again.
-            let disposal =
-                if *plan == Plan::RewriteCalls && rewritable_call_sites(&vis, m).is_some() {
-                    rewrite_call_sites(module, m, c.body, args);
-                    module.defer_erase(m);
-                    Disposal::CallSitesRewritten
-                } else {
-                    fold::make_thunk(module, m, c.body, args);
-                    Disposal::Thunk
-                };
-            record.members.push(Member { name: m.name(), disposal });
-        }
+        let members = p.commit(module, &vis);
         merges += 1;
         stats.merges += 1;
-        stats.functions_removed_or_thunked += record.members.len();
-        report.merges.push(record);
+        stats.functions_removed_or_thunked += members.len();
+        report.merges.push(MergeRecord {
+            stage: STAGE,
+            body: p.body.name(),
+            members,
+            params: *params,
+            estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
+            measured_saving: v.measured_saving,
+        });
     }
     merges
-}
-
-/// Compiles every candidate that needs confirmation (with probe thunks) and its originals,
-/// and replaces the verdict by the measured one.
-fn confirm_by_codegen(
-    module: &Module<'_>,
-    target: &Target,
-    cands: &mut [Candidate<'_>],
-    stats: &mut StageStats,
-) {
-    let pending: Vec<usize> =
-        (0..cands.len()).filter(|&k| cands[k].verdict == Verdict::Measure).collect();
-    if pending.is_empty() {
-        return;
-    }
-    let mut originals = Vec::new();
-    let mut new_fns = Vec::new();
-    let mut probes: Vec<Vec<Option<Value<'_>>>> = Vec::new();
-    for &k in &pending {
-        let c = &cands[k];
-        originals.extend(c.members.iter().copied());
-        new_fns.push(c.body);
-        let mut ps = Vec::new();
-        for ((&m, plan), args) in c.members.iter().zip(&c.plans).zip(&c.args) {
-            if *plan == Plan::Thunk {
-                let probe = module
-                    .add_function(&format!("{}.fmerge.probe", m.name()), m.global_value_type());
-                probe.copy_function_attrs_from(m);
-                probe.set_linkage(llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-                fold::write_forwarding_body(module, probe, c.body, args);
-                new_fns.push(probe);
-                ps.push(Some(probe));
-            } else {
-                ps.push(None);
-            }
-        }
-        probes.push(ps);
-    }
-    let sizes = Sizes::of(module, target, &originals)
-        .and_then(|before| Sizes::of(module, target, &new_fns).map(|after| (before, after)));
-    for (slot, &k) in pending.iter().enumerate() {
-        let c = &mut cands[k];
-        let measured = sizes.as_ref().ok().and_then(|(before, after)| {
-            let b = before.total(
-                c.members.iter().map(|m| m.name()).collect::<Vec<_>>().iter().map(String::as_str),
-            )?;
-            let mut a = after.get(&c.body.name())?;
-            for p in probes[slot].iter().flatten() {
-                a += after.get(&p.name())?;
-            }
-            Some(b as i64 - a as i64 - profit::units_to_bytes(c.call_site_units))
-        });
-        stats.measured_decisions += 1;
-        match measured {
-            Some(saving) => {
-                let estimate_says_keep = c.before_units > c.after_units;
-                if estimate_says_keep != (saving > 0) {
-                    stats.estimate_disagreed += 1;
-                }
-                c.measured_saving = Some(saving);
-                c.verdict = if saving > 0 { Verdict::Keep } else { Verdict::Reject };
-            }
-            // Could not measure: do not take the risk.
-            None => c.verdict = Verdict::Reject,
-        }
-    }
-    for p in probes.into_iter().flatten().flatten() {
-        module.defer_erase(p);
-    }
-}
-
-/// If every use of `f` is a plain direct call and nothing outside the module can reach `f`,
-/// the number of call sites.
-fn rewritable_call_sites(vis: &Visibility<'_>, f: Value<'_>) -> Option<usize> {
-    if vis.is_externally_visible(f) || !vis.is_erasable_when_unused(f) {
-        return None;
-    }
-    let fn_ty = f.global_value_type();
-    let users = f.users();
-    for (u, k) in &users {
-        let direct = u.opcode() == Some(opcode::CALL)
-            && u.num_operands() == k + 1
-            && u.called_function_type() == fn_ty
-            && u.operand_bundles().is_empty()
-            && u.tail_call_kind() != LLVMTailCallKind::LLVMTailCallKindMustTail as u32;
-        if !direct {
-            return None;
-        }
-    }
-    Some(users.len())
-}
-
-/// Replaces each direct call of `f` by a call of `body` with `f`'s constants appended.
-fn rewrite_call_sites<'m>(
-    module: &'m Module<'_>,
-    f: Value<'m>,
-    body: Value<'m>,
-    consts: &[Value<'m>],
-) {
-    let b = Builder::new(module);
-    let body_ty = body.global_value_type();
-    for (call, _) in f.users() {
-        b.position_before(call);
-        let mut args: Vec<Value<'m>> =
-            (0..call.num_arg_operands()).filter_map(|k| call.operand(k)).collect();
-        args.extend_from_slice(consts);
-        let new = b.call(body_ty, body, &args);
-        new.set_call_like_function(body);
-        new.copy_call_attrs_from(call);
-        new.copy_debug_loc_from(call);
-        if call.tail_call_kind() == LLVMTailCallKind::LLVMTailCallKindTail as u32 {
-            new.set_tail_call_kind(LLVMTailCallKind::LLVMTailCallKindTail);
-        }
-        if call.has_uses() {
-            call.replace_all_uses_with(new);
-        }
-        module.defer_erase_instruction(call);
-    }
 }

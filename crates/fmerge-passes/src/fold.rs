@@ -101,16 +101,26 @@ pub fn redirect_direct_calls<'m>(g: Value<'m>, target: Value<'m>) -> usize {
     n
 }
 
-/// Turns `g` into a thunk: its body becomes `tail call target(g's arguments..., extra...)`.
-/// `target`'s leading parameter and return types must be `g`'s.
-pub fn make_thunk<'m>(
-    module: &'m Module<'_>,
-    g: Value<'m>,
-    target: Value<'m>,
-    extra: &[Value<'m>],
-) {
+/// Where one argument of a forwarding call comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg<'m> {
+    /// The forwarding function's own parameter (a call site's own argument when rewriting).
+    Param(u32),
+    /// A fixed value: a constant the original used, `poison` for a parameter the callee
+    /// ignores on this path, or the function identifier.
+    Value(Value<'m>),
+}
+
+/// `Param(0..n)` followed by `extra` values: the arguments of a thunk whose target takes the
+/// thunk's own parameters first.
+pub fn forwarding_args<'m>(n: usize, extra: &[Value<'m>]) -> Vec<Arg<'m>> {
+    (0..n as u32).map(Arg::Param).chain(extra.iter().map(|&v| Arg::Value(v))).collect()
+}
+
+/// Turns `g` into a thunk: its body becomes `tail call target(args...)`.
+pub fn make_thunk<'m>(module: &'m Module<'_>, g: Value<'m>, target: Value<'m>, args: &[Arg<'m>]) {
     discard_body(module, g);
-    write_forwarding_body(module, g, target, extra);
+    write_forwarding_body(module, g, target, args);
 }
 
 /// Moves `f`'s body into a scratch function queued for erasure; `f` becomes a declaration.
@@ -129,15 +139,21 @@ pub fn write_forwarding_body<'m>(
     module: &'m Module<'_>,
     f: Value<'m>,
     target: Value<'m>,
-    extra: &[Value<'m>],
+    args: &[Arg<'m>],
 ) {
     assert!(f.is_declaration(), "thunk body for a function that still has one");
     let entry = f.append_block("entry");
     let b = Builder::new(module);
     b.position_at_end(entry);
-    let mut args = f.params();
-    args.extend_from_slice(extra);
-    let call = b.call(target.global_value_type(), target, &args);
+    let params = f.params();
+    let values: Vec<Value<'m>> = args
+        .iter()
+        .map(|a| match *a {
+            Arg::Param(k) => params[k as usize],
+            Arg::Value(v) => v,
+        })
+        .collect();
+    let call = b.call(target.global_value_type(), target, &values);
     call.set_call_like_function(target);
     let both_swifttail = f.call_conv() == SWIFT_TAIL_CC && target.call_conv() == SWIFT_TAIL_CC;
     call.set_tail_call_kind(if both_swifttail {
@@ -150,6 +166,59 @@ pub fn write_forwarding_body<'m>(
         b.ret(None);
     } else {
         b.ret(Some(call));
+    }
+}
+
+/// If every use of `f` is a plain direct call and nothing outside the module can reach `f`,
+/// the number of call sites (so they can all call a merged body instead, and `f` can go).
+pub fn rewritable_call_sites(vis: &Visibility<'_>, f: Value<'_>) -> Option<usize> {
+    if vis.is_externally_visible(f) || !vis.is_erasable_when_unused(f) {
+        return None;
+    }
+    let fn_ty = f.global_value_type();
+    let users = f.users();
+    for (u, k) in &users {
+        let direct = u.opcode() == Some(opcode::CALL)
+            && u.num_operands() == k + 1
+            && u.called_function_type() == fn_ty
+            && u.operand_bundles().is_empty()
+            && u.tail_call_kind() != LLVMTailCallKind::LLVMTailCallKindMustTail as u32;
+        if !direct {
+            return None;
+        }
+    }
+    Some(users.len())
+}
+
+/// Replaces each direct call of `f` by a call of `body` with `args` (where `Arg::Param(k)` is
+/// the call's own argument `k`). Callers check [`rewritable_call_sites`] first.
+pub fn rewrite_call_sites<'m>(
+    module: &'m Module<'_>,
+    f: Value<'m>,
+    body: Value<'m>,
+    args: &[Arg<'m>],
+) {
+    let b = Builder::new(module);
+    let body_ty = body.global_value_type();
+    for (call, _) in f.users() {
+        b.position_before(call);
+        let values: Vec<Value<'m>> = args
+            .iter()
+            .map(|a| match *a {
+                Arg::Param(k) => call.operand(k).expect("argument of a direct call"),
+                Arg::Value(v) => v,
+            })
+            .collect();
+        let new = b.call(body_ty, body, &values);
+        new.set_call_like_function(body);
+        new.copy_debug_loc_from(call);
+        if call.tail_call_kind() == LLVMTailCallKind::LLVMTailCallKindTail as u32 {
+            new.set_tail_call_kind(LLVMTailCallKind::LLVMTailCallKindTail);
+        }
+        if call.has_uses() {
+            call.replace_all_uses_with(new);
+        }
+        module.defer_erase_instruction(call);
     }
 }
 

@@ -193,7 +193,7 @@ fn fold_into<'m>(
         if !thunkable {
             return None;
         }
-        fold::make_thunk(module, g, body, &[]);
+        fold::make_thunk(module, g, body, &fold::forwarding_args(g.params().len(), &[]));
         return Some(Disposal::Thunk);
     }
     let has_alias_users = g.users().iter().any(|(u, _)| u.is_global_alias());
@@ -209,7 +209,7 @@ fn fold_into<'m>(
         return Some(Disposal::Erased);
     }
     if thunkable {
-        fold::make_thunk(module, g, body, &[]);
+        fold::make_thunk(module, g, body, &fold::forwarding_args(g.params().len(), &[]));
         return Some(Disposal::Thunk);
     }
     Some(Disposal::CallsRedirected)

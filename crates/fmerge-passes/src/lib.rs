@@ -10,7 +10,9 @@
 //! - [`constants`]: functions equal up to constants that can become parameters.
 //! - [`fold`]: how merged-away functions stay callable (replace, redirect, thunk).
 //! - [`intersect`]: flags and metadata a shared body may keep.
-//! - [`measure`]: confirming close decisions by generating code.
+//! - [`proposal`]: a merge waiting for its verdict: pricing, settling close calls by
+//!   generating code, committing.
+//! - [`measure`]: sizes of functions compiled on their own.
 //! - [`options`], [`report`]: what was asked, what was done.
 //!
 //! **Architecture invariant:** nothing here calls LLVM except through `fmerge-llvm`'s safe API,
@@ -23,6 +25,7 @@ pub mod intersect;
 pub mod measure;
 pub mod options;
 pub mod pipeline;
+pub mod proposal;
 pub mod report;
 
 pub use options::{Options, ProfitMode, Stages};
