@@ -9,6 +9,9 @@ Subcommands (see README.md next to this file):
                                 run the smoke workload, compare with expected/
   link PROGRAM IN.bc -o EXE     turn a (merged) whole-program module into an
                                 executable with the reference link recipe
+  link-modules PROGRAM [--dir D] -o EXE
+                                separate compilation: llc-22 each module of
+                                <out>/<prog>/modules.json (from D if given), link
   stats PROGRAM [--bc M]        module statistics (functions, instructions,
                                 .text bytes of llc-22 -filetype=obj)
   list                          programs and their artifacts
@@ -27,6 +30,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -762,6 +766,7 @@ def build_c(prog: Program, pdir: Path, jobs: int, native: bool) -> dict:
     t0 = time.time()
     link_exe(prog, module, pdir / prog.name)
     times["codegen_link_s"] = time.time() - t0
+    write_manifest(pdir, "bc", [rel + ".bc" for _, rel, _ in expand_units(prog)], [], prog.libs)
     if native:
         log(f"{prog.name}: native reference build")
         times["compile_native_s"] = compile_all(prog, pdir, jobs, native=True)
@@ -804,6 +809,100 @@ def build_rust(prog: Program, pdir: Path, jobs: int, native: bool) -> dict:
     link_exe(prog, module, pdir / prog.name)
     times["codegen_link_s"] = time.time() - t0
     return times
+
+
+RUST_LINK_LIB = re.compile(r"^-l[\w+-]+$")
+
+
+def build_rust_cgu(prog: Program, pdir: Path, jobs: int) -> dict:
+    """Separate-compilation flavour of a Rust program: no LTO, 16 codegen
+    units per crate, the optimised bitcode of every codegen unit of every
+    crate linked into the program (std stays native: the sysroot rlibs).
+    Writes <pdir>/cgu/*.bc and <pdir>/modules.json."""
+    env = cargo_env()
+    env.update({
+        "CARGO_TARGET_DIR": str(pdir / "cargo-target-cgu"),
+        "CARGO_PROFILE_RELEASE_LTO": "off",
+        "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
+        "CARGO_PROFILE_RELEASE_OPT_LEVEL": "s",
+        "CARGO_PROFILE_RELEASE_STRIP": "false",
+        "CARGO_PROFILE_RELEASE_DEBUG": "0",
+        "CARGO_PROFILE_RELEASE_INCREMENTAL": "false",
+        "RUSTFLAGS": "--emit=llvm-bc,link",
+    })
+    # --print link-args tells which rlibs/objects make up the program;
+    # -C save-temps keeps the bitcode of the allocator shim module
+    cmd = ["cargo", "rustc", "--release", "--locked", f"-j{jobs}", *prog.cargo_args, "--bin", prog.rust_bin,
+           "--", "--print", "link-args", "-C", "save-temps"]
+    log(f"{prog.name}: per-codegen-unit build: RUSTFLAGS=--emit=llvm-bc,link {' '.join(cmd)}")
+    t0 = time.time()
+    # the link line is printed only when rustc actually runs for the binary
+    run(["cargo", "clean", "--release", "-p", prog.crate], cwd=prog.src, env=env)
+    p = subprocess.run(cmd, cwd=prog.src, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise BuildError(f"{prog.name}: per-CGU cargo build failed\n{p.stderr[-6000:]}")
+    deps = pdir / "cargo-target-cgu" / "release" / "deps"
+    linkline = next((l for l in p.stdout.splitlines() if '"-nodefaultlibs"' in l or ".rlib" in l), None)
+    if linkline is None:
+        raise BuildError(f"{prog.name}: no link line in rustc --print link-args output")
+    args = [a for a in shlex.split(linkline)]
+    bcs, archives, libs = [], [], []
+    for a in args:
+        ap = Path(a)
+        if a.endswith(".rlib"):
+            if ap.parent == deps:
+                found = sorted(deps.glob(ap.name[3:-5] + ".*.rcgu.bc"))
+                if not found:
+                    raise BuildError(f"{prog.name}: no bitcode for {ap.name}")
+                bcs += found
+            else:
+                archives.append(a)  # std & co. from the sysroot
+        elif a.endswith(".rcgu.o") and ap.parent == deps:
+            bcs.append(Path(a[:-2] + ".bc"))
+        elif RUST_LINK_LIB.match(a) and a not in libs:
+            libs.append(a)
+    cdir = pdir / "cgu"
+    shutil.rmtree(cdir, ignore_errors=True)
+    cdir.mkdir()
+    for b in bcs:
+        shutil.copy2(b, cdir / b.name)
+    write_manifest(pdir, "cgu", [b.name for b in bcs], archives, libs)
+    (pdir / "cgu-commands.txt").write_text("cd %s && %s %s\n" % (
+        prog.src, " ".join(f"{k}={shlex.quote(env[k])}" for k in sorted(env)
+                           if k.startswith("CARGO_") or k == "RUSTFLAGS"), " ".join(cmd)))
+    return {"cargo_cgu_s": time.time() - t0}
+
+
+def write_manifest(pdir: Path, dirname: str, modules: list[str], archives: list[str], libs: list[str]) -> None:
+    (pdir / "modules.json").write_text(json.dumps(
+        {"dir": dirname, "modules": modules, "archives": archives, "libs": libs}, indent=1) + "\n")
+
+
+def link_modules(prog: Program, pdir: Path, exe: Path, mdir: Path | None = None, jobs: int = 2) -> int:
+    """Separate compilation: llc-22 every module listed in modules.json
+    (taken from MDIR if given, e.g. a directory of merged modules with the
+    same names), then link the objects (+ sysroot archives for Rust).
+    Returns the summed .text bytes of the objects."""
+    man = json.loads((pdir / "modules.json").read_text())
+    mdir = mdir or pdir / man["dir"]
+    objdir = exe.parent / (exe.name + ".objs")
+    shutil.rmtree(objdir, ignore_errors=True)
+
+    def llc(m: str) -> Path:
+        o = objdir / (m + ".o")
+        o.parent.mkdir(parents=True, exist_ok=True)
+        run([LLC, *LLC_FLAGS, "-filetype=obj", mdir / m, "-o", o])
+        return o
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        objs = list(ex.map(llc, man["modules"]))
+    group = ["-Wl,--start-group", *man["archives"], "-Wl,--end-group"] if man["archives"] else []
+    run([prog.linker, *objs, *group, "-o", exe, *man["libs"]])
+    text = 0
+    for i in range(0, len(objs), 200):
+        out = run([LLVM_SIZE, "-A", *objs[i:i + 200]]).stdout.decode()
+        text += sum(int(m.group(1)) for m in re.finditer(r"^\.text\S*\s+(\d+)", out, re.M))
+    return text
 
 
 def module_stats(module: Path, obj: Path | None = None) -> dict:
@@ -864,7 +963,7 @@ def cmd_build(args) -> int:
             fetch_crate(prog.crate)
             t_start = time.time()
             if pdir.exists():
-                for sub in ("bc", "native", "gen", "expected"):
+                for sub in ("bc", "native", "gen", "expected", "separate"):
                     shutil.rmtree(pdir / sub, ignore_errors=True)
             pdir.mkdir(parents=True, exist_ok=True)
             if prog.kind == "rust":
@@ -890,6 +989,23 @@ def cmd_build(args) -> int:
             log(f"{prog.name}: checking the executable built from {name}.bc")
             if smoke(prog, pdir / name, out) != 0:
                 raise BuildError(f"{name}: executable built from the bitcode does not match the reference")
+            if args.separate:
+                if prog.kind == "rust":
+                    times.update(build_rust_cgu(prog, pdir, args.jobs))
+                t0 = time.time()
+                sep = pdir / "separate" / name
+                shutil.rmtree(sep.parent, ignore_errors=True)
+                sep.parent.mkdir()
+                text = link_modules(prog, pdir, sep, jobs=args.jobs)
+                times["separate_codegen_link_s"] = time.time() - t0
+                man = json.loads((pdir / "modules.json").read_text())
+                stats["separate"] = {"modules": len(man["modules"]), "text_bytes": text,
+                                     "bitcode_bytes": sum((pdir / man["dir"] / m).stat().st_size
+                                                          for m in man["modules"]),
+                                     "exe_bytes": sep.stat().st_size}
+                log(f"{prog.name}: checking the separately compiled executable")
+                if smoke(prog, sep, out) != 0:
+                    raise BuildError(f"{name}: separately compiled executable does not match the reference")
             info = {"program": name, "crate": prog.crate, "version": CRATES[prog.crate]["version"],
                     "kind": prog.kind, "reference": str(ref_exe.relative_to(pdir)), "times": times, **stats}
             (pdir / "stats.json").write_text(json.dumps(info, indent=1) + "\n")
@@ -1049,6 +1165,15 @@ def smoke(prog: Program, exe: Path, out: Path, record: bool = False, verbose: bo
 def cmd_smoke(args) -> int:
     prog = get_program(args.program)
     out = Path(args.out)
+    if args.modules_dir:
+        with tempfile.TemporaryDirectory(prefix="fmerge-link-") as td:
+            exe = Path(td) / prog.name
+            try:
+                link_modules(prog, out / prog.name, exe, Path(args.modules_dir).resolve())
+            except BuildError as e:
+                log(str(e))
+                return 3
+            return smoke(prog, exe, out, verbose=args.verbose)
     if args.bc:
         with tempfile.TemporaryDirectory(prefix="fmerge-link-") as td:
             exe = Path(td) / prog.name
@@ -1067,6 +1192,19 @@ def cmd_smoke(args) -> int:
         log(f"{exe} does not exist")
         return 2
     return smoke(prog, exe, out, verbose=args.verbose)
+
+
+def cmd_link_modules(args) -> int:
+    prog = get_program(args.program)
+    pdir = Path(args.out) / prog.name
+    try:
+        text = link_modules(prog, pdir, Path(args.o).resolve(), Path(args.dir).resolve() if args.dir else None,
+                            args.jobs)
+    except BuildError as e:
+        log(str(e))
+        return 1
+    print(json.dumps({"text_bytes": text}))
+    return 0
 
 
 def cmd_link(args) -> int:
@@ -1147,11 +1285,16 @@ def main(argv=None) -> int:
     b.add_argument("--no-native", action="store_true",
                    help="C/C++: skip the native reference build (reference outputs then come from the bitcode build)")
     b.add_argument("-k", "--keep-going", action="store_true")
+    b.add_argument("--separate", action="store_true",
+                   help="also build and smoke-test the separate-compilation executable (per-file .bc for C/C++; "
+                        "a second, per-codegen-unit cargo build for Rust)")
     s = sp.add_parser("smoke")
     s.add_argument("program")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--exe")
     g.add_argument("--bc", help="link this whole-program module first (same recipe as `link`)")
+    g.add_argument("--modules-dir", help="separate compilation: link the modules of modules.json found in this "
+                   "directory first (same recipe as `link-modules`)")
     s.add_argument("--codegen", choices=["llc", "clang-Os"], default="llc")
     s.add_argument("-v", "--verbose", action="store_true")
     s.add_argument("--record", action="store_true",
@@ -1161,6 +1304,11 @@ def main(argv=None) -> int:
     lk.add_argument("input")
     lk.add_argument("-o", required=True)
     lk.add_argument("--codegen", choices=["llc", "clang-Os"], default="llc")
+    lm = sp.add_parser("link-modules")
+    lm.add_argument("program")
+    lm.add_argument("--dir", help="directory holding the modules named in modules.json (default: the build's)")
+    lm.add_argument("-o", required=True)
+    lm.add_argument("-j", "--jobs", type=int, default=2)
     st = sp.add_parser("stats")
     st.add_argument("program")
     st.add_argument("--bc")
@@ -1170,7 +1318,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         return {"fetch": cmd_fetch, "build": cmd_build, "smoke": cmd_smoke, "link": cmd_link,
-                "stats": cmd_stats, "list": cmd_list,
+                "stats": cmd_stats, "list": cmd_list, "link-modules": cmd_link_modules,
                 "report": cmd_report}[args.cmd](args)
     except BuildError as e:
         log(str(e))
