@@ -161,48 +161,6 @@ void fm_strip_function_debug_info(LLVMValueRef Fn) {
   }
 }
 
-// Whether `Def` (an instruction or argument) dominates the use of operand `OpNo` of `User`
-// in function `Fn`. Builds a dominator tree; use `fm_dominance_*` below for many queries.
-void *fm_dominance_new(LLVMValueRef Fn) { return new DominatorTree(*unwrap<Function>(Fn)); }
-
-void fm_dominance_free(void *DT) { delete static_cast<DominatorTree *>(DT); }
-
-int fm_dominance_use_ok(void *DT, LLVMValueRef User, unsigned OpNo) {
-  Instruction *U = unwrap<Instruction>(User);
-  Use &Op = U->getOperandUse(OpNo);
-  auto *Def = dyn_cast<Instruction>(Op.get());
-  if (!Def)
-    return 1;
-  return static_cast<DominatorTree *>(DT)->dominates(Def, Op) ? 1 : 0;
-}
-
-int fm_block_reachable(void *DT, LLVMBasicBlockRef BB) {
-  return static_cast<DominatorTree *>(DT)->isReachableFromEntry(unwrap(BB)) ? 1 : 0;
-}
-
-// Demotes an instruction's value to a stack slot (loads before each use, a store after the
-// definition). Returns the alloca.
-LLVMValueRef fm_demote_to_stack(LLVMValueRef I) {
-  return wrap(DemoteRegToStack(*unwrap<Instruction>(I)));
-}
-
-// Promotes the given allocas (all in the entry block of one function) back to SSA values.
-// Returns the number promoted; allocas that are not promotable are left alone.
-unsigned fm_promote_allocas(LLVMValueRef Fn, LLVMValueRef *Allocas, size_t N) {
-  Function *F = unwrap<Function>(Fn);
-  std::vector<AllocaInst *> List;
-  for (size_t i = 0; i < N; ++i) {
-    auto *AI = unwrap<AllocaInst>(Allocas[i]);
-    if (isAllocaPromotable(AI))
-      List.push_back(AI);
-  }
-  if (List.empty())
-    return 0;
-  DominatorTree DT(*F);
-  PromoteMemToReg(List, DT);
-  return (unsigned)List.size();
-}
-
 } // extern "C"
 
 extern "C" {
@@ -388,6 +346,121 @@ LLVMModuleRef fm_clone_module_exact(LLVMModuleRef MRef, char **Err) {
     return nullptr;
   }
   return wrap(Parsed->release());
+}
+
+} // extern "C"
+
+extern "C" {
+
+// Identity of the must-match part of a function's *function-level* attributes only (target
+// CPU and features, optsize/minsize, sanitizers, frame pointers ...): what two functions must
+// share to be merged into one body, whatever their parameters.
+const void *fm_fn_attr_key(LLVMValueRef Fn) {
+  Function *F = unwrap<Function>(Fn);
+  LLVMContext &C = F->getContext();
+  AttributeList K = AttributeList::get(C, mustMatchPart(C, F->getAttributes().getFnAttrs()),
+                                       AttributeSet(), ArrayRef<AttributeSet>());
+  return K.getRawPointer();
+}
+
+static bool hasAbiAttrs(AttributeSet S) {
+  for (Attribute::AttrKind K :
+       {Attribute::ByVal, Attribute::StructRet, Attribute::InAlloca, Attribute::Preallocated,
+        Attribute::ByRef, Attribute::SwiftSelf, Attribute::SwiftError, Attribute::SwiftAsync,
+        Attribute::Nest, Attribute::InReg, Attribute::ElementType})
+    if (S.hasAttribute(K))
+      return true;
+  return false;
+}
+
+// Gives the merged function `M` of `F1` and `F2` its attribute list. `Map1[k]` / `Map2[k]` is
+// the parameter of F1 / F2 that M's parameter k carries (-1: none). Function and return
+// attributes are the intersection of both; a parameter both use gets the intersection of both
+// parameters' attributes; a parameter only one uses gets none (the other passes poison there).
+// Returns 0 and changes nothing if the lists do not intersect or a parameter has an ABI
+// attribute (byval, sret, inreg ...), which fmerge does not merge.
+int fm_set_merged_attrs(LLVMValueRef MRef, LLVMValueRef F1Ref, LLVMValueRef F2Ref,
+                        const int *Map1, const int *Map2, unsigned N) {
+  Function *M = unwrap<Function>(MRef);
+  Function *F1 = unwrap<Function>(F1Ref);
+  Function *F2 = unwrap<Function>(F2Ref);
+  LLVMContext &C = M->getContext();
+  AttributeList A1 = F1->getAttributes(), A2 = F2->getAttributes();
+  for (unsigned i = 0; i < F1->arg_size(); ++i)
+    if (hasAbiAttrs(A1.getParamAttrs(i)))
+      return 0;
+  for (unsigned i = 0; i < F2->arg_size(); ++i)
+    if (hasAbiAttrs(A2.getParamAttrs(i)))
+      return 0;
+  auto Fn = A1.getFnAttrs().intersectWith(C, A2.getFnAttrs());
+  auto Ret = A1.getRetAttrs().intersectWith(C, A2.getRetAttrs());
+  if (!Fn || !Ret || N != M->arg_size())
+    return 0;
+  SmallVector<AttributeSet, 8> Params;
+  for (unsigned k = 0; k < N; ++k) {
+    if (Map1[k] >= 0 && Map2[k] >= 0) {
+      auto P = A1.getParamAttrs(Map1[k]).intersectWith(C, A2.getParamAttrs(Map2[k]));
+      if (!P)
+        return 0;
+      Params.push_back(*P);
+    } else {
+      Params.push_back(AttributeSet());
+    }
+  }
+  M->setAttributes(AttributeList::get(C, *Fn, *Ret, Params));
+  return 1;
+}
+
+// Makes every use in `Fn` dominated by its definition again, after a merged body was stitched
+// together: a value defined on one function's path and used after the paths join is demoted
+// to a stack slot (stored where it is defined, loaded where it is used) and the slots are
+// promoted back to SSA form, which inserts the phis the join needs. On the other function's
+// path such a value is undefined, but only ever reaches a `select` on the function identifier
+// that picks the other operand. Returns the number of values repaired, or -1 when a value
+// cannot be repaired this way (an `invoke` result, whose uses in its own normal destination's
+// phis would read the slot before the store). Erases only instructions it created itself.
+int fm_repair_dominance(LLVMValueRef FnRef) {
+  Function *F = unwrap<Function>(FnRef);
+  DominatorTree DT(*F);
+  SmallVector<Instruction *, 16> Bad;
+  for (BasicBlock &BB : *F) {
+    if (!DT.isReachableFromEntry(&BB))
+      continue;
+    for (Instruction &I : BB) {
+      for (Use &U : I.uses()) {
+        auto *User = dyn_cast<Instruction>(U.getUser());
+        if (!User)
+          continue;
+        BasicBlock *UseBB = User->getParent();
+        if (auto *Phi = dyn_cast<PHINode>(User))
+          UseBB = Phi->getIncomingBlock(U);
+        if (!DT.isReachableFromEntry(UseBB))
+          continue;
+        if (!DT.dominates(&I, U)) {
+          Bad.push_back(&I);
+          break;
+        }
+      }
+    }
+  }
+  for (Instruction *I : Bad)
+    if (isa<InvokeInst>(I) || isa<CallBrInst>(I) || I->isEHPad() || I->getType()->isTokenTy())
+      return -1;
+  SmallVector<AllocaInst *, 16> Slots;
+  BasicBlock::iterator Where = F->getEntryBlock().getFirstInsertionPt();
+  for (Instruction *I : Bad)
+    Slots.push_back(DemoteRegToStack(*I, false, Where));
+  SmallVector<AllocaInst *, 16> Promotable;
+  for (AllocaInst *A : Slots)
+    if (A && isAllocaPromotable(A))
+      Promotable.push_back(A);
+  if (Promotable.size() != Slots.size())
+    return -1;
+  if (!Promotable.empty()) {
+    DominatorTree DT2(*F);
+    PromoteMemToReg(Promotable, DT2);
+  }
+  return (int)Bad.size();
 }
 
 } // extern "C"

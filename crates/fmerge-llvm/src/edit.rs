@@ -272,6 +272,50 @@ impl<'m> Value<'m> {
         unsafe { ffi::fm_clone_body_into(dst.raw(), self.raw()) != 0 }
     }
 
+    /// Gives this function, the merged body of `f1` and `f2`, its attribute list: the
+    /// intersection of theirs, with `map1[k]`/`map2[k]` naming the parameter of `f1`/`f2` that
+    /// parameter `k` carries (`None`: not that function's). Returns false, changing nothing, if
+    /// the attributes do not intersect or a parameter has an ABI attribute (byval, sret ...).
+    pub fn set_merged_attrs(
+        self,
+        f1: Value<'m>,
+        f2: Value<'m>,
+        map1: &[Option<u32>],
+        map2: &[Option<u32>],
+    ) -> bool {
+        assert!(self.is_function() && f1.is_function() && f2.is_function());
+        let n = self.params().len();
+        assert!(map1.len() == n && map2.len() == n, "one map entry per parameter");
+        let m1: Vec<i32> = map1.iter().map(|p| p.map_or(-1, |k| k as i32)).collect();
+        let m2: Vec<i32> = map2.iter().map(|p| p.map_or(-1, |k| k as i32)).collect();
+        assert!(m1.iter().all(|&k| k < f1.params().len() as i32));
+        assert!(m2.iter().all(|&k| k < f2.params().len() as i32));
+        // SAFETY: three live functions (checked); both maps have one in-range entry per
+        // parameter of `self` (checked above).
+        unsafe {
+            ffi::fm_set_merged_attrs(
+                self.raw(),
+                f1.raw(),
+                f2.raw(),
+                m1.as_ptr(),
+                m2.as_ptr(),
+                n as u32,
+            ) != 0
+        }
+    }
+
+    /// Demotes values whose uses this function's definitions no longer dominate (after a merged
+    /// body was stitched together) and promotes them back to SSA form. Returns how many values
+    /// were repaired, or `None` if one cannot be (an `invoke` result, an EH pad, a token).
+    /// Only instructions the repair itself created are erased, so handles stay valid.
+    pub fn repair_dominance(self) -> Option<usize> {
+        assert!(self.is_function() && !self.is_declaration());
+        // SAFETY: a live function definition (checked); see the doc comment for why no handle
+        // can dangle.
+        let n = unsafe { ffi::fm_repair_dominance(self.raw()) };
+        usize::try_from(n).ok()
+    }
+
     /// Drops the debug-info attachment and all debug locations of a function.
     pub fn strip_debug_info(self) {
         assert!(self.is_function());

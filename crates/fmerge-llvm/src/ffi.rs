@@ -46,15 +46,19 @@ unsafe extern "C" {
         m: LLVMModuleRef,
         err: *mut *mut std::ffi::c_char,
     ) -> LLVMModuleRef;
+    pub fn fm_fn_attr_key(f: LLVMValueRef) -> *const c_void;
+    pub fn fm_set_merged_attrs(
+        m: LLVMValueRef,
+        f1: LLVMValueRef,
+        f2: LLVMValueRef,
+        map1: *const i32,
+        map2: *const i32,
+        n: u32,
+    ) -> i32;
+    pub fn fm_repair_dominance(f: LLVMValueRef) -> i32;
     pub fn fm_verify_function(f: LLVMValueRef, msg: *mut u8, cap: usize) -> i32;
     pub fn fm_strip_function_debug_info(f: LLVMValueRef);
-    pub fn fm_dominance_new(f: LLVMValueRef) -> *mut c_void;
-    pub fn fm_dominance_free(dt: *mut c_void);
-    pub fn fm_dominance_use_ok(dt: *mut c_void, user: LLVMValueRef, op: u32) -> i32;
-    pub fn fm_block_reachable(dt: *mut c_void, bb: LLVMBasicBlockRef) -> i32;
-    pub fn fm_demote_to_stack(i: LLVMValueRef) -> LLVMValueRef;
     pub fn fm_move_body(dst: LLVMValueRef, src: LLVMValueRef) -> i32;
     pub fn fm_clone_body_into(dst: LLVMValueRef, src: LLVMValueRef) -> i32;
     pub fn fm_call_like_function(call: LLVMValueRef, f: LLVMValueRef);
-    pub fn fm_promote_allocas(f: LLVMValueRef, allocas: *const LLVMValueRef, n: usize) -> u32;
 }

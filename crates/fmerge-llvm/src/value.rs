@@ -383,6 +383,13 @@ impl<'m> Value<'m> {
         // SAFETY: a live function or call site (checked).
         unsafe { ffi::fm_attr_key(self.raw()) as usize }
     }
+    /// Identity of the must-match part of this function's function-level attributes (target
+    /// CPU and features, optsize, sanitizers ...), whatever its parameters.
+    pub fn fn_attr_key(self) -> usize {
+        assert!(self.is_function());
+        // SAFETY: a live function (checked).
+        unsafe { ffi::fm_fn_attr_key(self.raw()) as usize }
+    }
     /// Whether this function's (call site's) attributes intersect with `other`'s.
     pub fn attrs_intersectable(self, other: Value<'m>) -> bool {
         assert_eq!(self.is_function(), other.is_function());

@@ -200,6 +200,7 @@ fn one_round(
             body: p.body.name(),
             members,
             params: *params,
+            alignment: None,
             estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
             measured_saving: v.measured_saving,
         });

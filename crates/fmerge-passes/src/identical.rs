@@ -99,6 +99,7 @@ fn one_round(
             body: f.name(),
             members: Vec::new(),
             params: 0,
+            alignment: None,
             estimated_saving: 0,
             measured_saving: None,
         };

@@ -42,19 +42,24 @@ pub fn compatible(keep: Value<'_>, other: Value<'_>, pairs: &[(Value<'_>, Value<
 pub fn apply(keep: Value<'_>, other: Value<'_>, pairs: &[(Value<'_>, Value<'_>)]) -> bool {
     let mut ok = keep.intersect_attrs_with(other);
     for &(a, b) in pairs {
-        if a == b || a.opcode() != b.opcode() {
-            continue;
-        }
-        a.and_ir_flags(b);
-        let theirs = b.metadata_attachments();
-        for (kind, node) in a.metadata_attachments() {
-            if !theirs.contains(&(kind, node)) {
-                a.drop_metadata(kind);
-            }
-        }
-        if is_call(a) {
-            ok &= a.intersect_attrs_with(b);
-        }
+        ok &= instruction(a, b);
     }
     ok
+}
+
+/// Gives instruction `keep` the intersection of its flags, metadata and (for calls) attributes
+/// with those of `other`, the instruction it will also stand for. Returns false if the call
+/// attributes do not intersect (the flags and metadata are intersected regardless).
+pub fn instruction(keep: Value<'_>, other: Value<'_>) -> bool {
+    if keep == other || keep.opcode() != other.opcode() {
+        return true;
+    }
+    keep.and_ir_flags(other);
+    let theirs = other.metadata_attachments();
+    for (kind, node) in keep.metadata_attachments() {
+        if !theirs.contains(&(kind, node)) {
+            keep.drop_metadata(kind);
+        }
+    }
+    !is_call(keep) || keep.intersect_attrs_with(other)
 }

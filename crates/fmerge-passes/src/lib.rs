@@ -8,6 +8,8 @@
 //! - [`pipeline`]: runs the stages in order, verifies, measures.
 //! - [`identical`]: exactly equal functions (LLVM MergeFunctions semantics).
 //! - [`constants`]: functions equal up to constants that can become parameters.
+//! - [`similar`]: similar functions: MinHash/LSH search, HyFM alignment, SalSSA-style merged
+//!   bodies with a function identifier.
 //! - [`fold`]: how merged-away functions stay callable (replace, redirect, thunk).
 //! - [`intersect`]: flags and metadata a shared body may keep.
 //! - [`proposal`]: a merge waiting for its verdict: pricing, settling close calls by
@@ -27,6 +29,7 @@ pub mod options;
 pub mod pipeline;
 pub mod proposal;
 pub mod report;
+pub mod similar;
 
 pub use options::{Options, ProfitMode, Stages};
 pub use pipeline::optimize;

@@ -2,7 +2,7 @@
 
 use crate::options::Options;
 use crate::report::Report;
-use crate::{constants, identical};
+use crate::{constants, identical, similar};
 use fmerge_llvm::{LlvmError, Module, Target};
 
 /// What to measure around the stages.
@@ -36,6 +36,10 @@ pub fn optimize(
     if opts.stages.constants {
         progress("merging functions that differ in constants");
         constants::run(module, target, opts, &mut report);
+    }
+    if opts.stages.similar {
+        progress("merging similar functions");
+        similar::run(module, target, opts, &mut report);
     }
     module.sweep();
     progress("verifying");

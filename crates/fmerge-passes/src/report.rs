@@ -29,8 +29,11 @@ pub struct MergeRecord {
     /// The function holding the shared body afterwards.
     pub body: String,
     pub members: Vec<Member>,
-    /// Extra parameters of the shared body.
+    /// Parameters of the shared body (constants: the extra ones only).
     pub params: usize,
+    /// Fraction of instructions the alignment shared (similar merges only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alignment: Option<f64>,
     /// Estimated bytes saved (TTI-based), and bytes saved by generated code when measured.
     pub estimated_saving: i64,
     pub measured_saving: Option<i64>,

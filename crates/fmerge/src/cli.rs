@@ -75,7 +75,7 @@ pub struct OptArgs {
     #[arg(long)]
     pub whole_program: bool,
     /// Which merges to perform (comma-separated).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [MergeKind::Identical, MergeKind::Constants])]
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [MergeKind::Identical, MergeKind::Constants, MergeKind::Similar])]
     pub merge: Vec<MergeKind>,
     /// How merges are priced: TTI estimates, generated code, or estimates with generated code
     /// for close calls.
@@ -127,6 +127,9 @@ pub enum MergeKind {
     Identical,
     /// Functions equal up to constants that can become parameters.
     Constants,
+    /// Similar functions: one body with a function identifier, selects and branches where
+    /// they differ.
+    Similar,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

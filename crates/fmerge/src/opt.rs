@@ -22,7 +22,7 @@ pub fn run(args: OptArgs) -> Result<()> {
         stages: Stages {
             identical: args.merge.contains(&MergeKind::Identical),
             constants: args.merge.contains(&MergeKind::Constants),
-            similar: false,
+            similar: args.merge.contains(&MergeKind::Similar),
         },
         whole_program: args.whole_program,
         profit: match args.profit {

@@ -1,0 +1,482 @@
+//! Building the merged function of two similar functions (SalSSA-style code generation on a
+//! HyFM block alignment).
+//!
+//! The merged body `M(params..., i1 %id)` runs the first function when `%id` is false and the
+//! second when it is true:
+//!
+//! 1. **Entry.** A new entry block holds every static `alloca` of both originals' entry blocks
+//!    (so they stay static), then branches on `%id` to where each original starts.
+//! 2. **Blocks.** A paired block becomes one merged block: the phis of both originals (rebuilt
+//!    in step 5), their shared landing pad, then the aligned instructions in order. A matched
+//!    pair becomes one instruction. A run of unmatched instructions becomes a diamond:
+//!    `br %id, R, L`, with the first function's instructions in L, the second's in R, both
+//!    joining after; when the run ends the block (different terminators), L and R end with
+//!    their own terminators instead. An unpaired block is copied for its side alone.
+//! 3. **Operands.** A copied instruction takes its side's mapped operands. A shared instruction
+//!    takes the operand both sides map to, or `select %id, second, first` when they differ.
+//!    A branch target that differs becomes a dispatch block `br %id, second, first`; an
+//!    `invoke` whose unwind destinations differ cannot be merged (an unwind edge must reach a
+//!    landing pad directly) and the merge is abandoned.
+//! 4. **Promises.** A shared instruction keeps only the flags, metadata and call attributes
+//!    both originals have (`crate::intersect`).
+//! 5. **Phis.** Every merged edge remembers which original edge(s) it stands for; a rebuilt phi
+//!    takes its original's incoming value on its own side's edges and `poison` on the other
+//!    side's edges (never observed: that path belongs to the other function).
+//! 6. **Dominance.** Values defined on one side's path and used after the paths join are
+//!    demoted to stack slots and promoted back (`Value::repair_dominance`), as SalSSA does.
+//! 7. **Checks.** Debug info is dropped (one body cannot claim two source locations), and the
+//!    function must verify; any failure abandons the merge (the caller erases the body).
+//!
+//! Blocks unreachable from the entry are not copied: they never run, and references to them
+//! from reachable code would only be phi entries for edges that do not exist in the merged body.
+
+use super::params::ParamMap;
+use crate::intersect;
+use fmerge_core::align::{AlignEntry, BlockAlignment, FunctionAlignment};
+use fmerge_core::compare::{UNREACHED, Walk};
+use fmerge_core::ir::{FuncData, opcode};
+use fmerge_llvm::lower::FuncHandles;
+use fmerge_llvm::{Block, Builder, Module, Value};
+use std::collections::{HashMap, HashSet};
+
+/// One original function as code generation sees it.
+pub struct Side<'a, 'm> {
+    pub data: &'a FuncData,
+    pub handles: &'a FuncHandles<'m>,
+    pub walk: &'a Walk,
+}
+
+/// Where an edge of the merged function came from: the original block (per side) whose
+/// terminator it stands for, if that side takes it.
+type Provenance = [Option<u32>; 2];
+
+struct Gen<'a, 'm> {
+    m: Value<'m>,
+    id: Value<'m>,
+    b: Builder<'m>,
+    sides: [&'a Side<'a, 'm>; 2],
+    params: [HashMap<Value<'m>, u32>; 2],
+    map: &'a ParamMap,
+    vmap: [HashMap<Value<'m>, Value<'m>>; 2],
+    start: [HashMap<u32, Block<'m>>; 2],
+    hoisted: HashSet<Value<'m>>,
+    /// Copied instructions and the originals they stand for.
+    copies: Vec<(Value<'m>, [Option<u32>; 2])>,
+    /// Rebuilt phis: (new phi, side, original phi).
+    phis: Vec<(Value<'m>, usize, Value<'m>)>,
+    /// Provenance of every edge into a block that may have phis, and each edge's predecessor
+    /// once per branch operand (a switch may reach one block several times).
+    provenance: HashMap<(Block<'m>, Block<'m>), Provenance>,
+    preds: HashMap<Block<'m>, Vec<Block<'m>>>,
+}
+
+/// Builds the body of `m` (an empty function with `map`'s parameters plus the identifier).
+pub fn build<'a, 'm>(
+    module: &'m Module<'_>,
+    m: Value<'m>,
+    sides: [&'a Side<'a, 'm>; 2],
+    align: &FunctionAlignment,
+    map: &'a ParamMap,
+) -> Result<(), String> {
+    let params = m.params();
+    let id = *params.last().ok_or("merged function without identifier")?;
+    let mut g = Gen {
+        m,
+        id,
+        b: Builder::new(module),
+        sides,
+        params: [param_index(sides[0]), param_index(sides[1])],
+        map,
+        vmap: [HashMap::new(), HashMap::new()],
+        start: [HashMap::new(), HashMap::new()],
+        hoisted: HashSet::new(),
+        copies: Vec::new(),
+        phis: Vec::new(),
+        provenance: HashMap::new(),
+        preds: HashMap::new(),
+    };
+    let entry = m.append_block("entry");
+    g.hoist_allocas(entry);
+    for b in reachable_only(align, sides) {
+        match b {
+            BlockAlignment::Paired { left, right, insts } => g.paired(left, right, &insts)?,
+            BlockAlignment::OnlyLeft(x) => g.single(0, x)?,
+            BlockAlignment::OnlyRight(y) => g.single(1, y)?,
+        }
+    }
+    g.b.position_at_end(entry);
+    let (s0, s1) = (g.start[0].get(&0).copied(), g.start[1].get(&0).copied());
+    let (Some(a), Some(b)) = (s0, s1) else {
+        return Err("an entry block was not copied".into());
+    };
+    if a == b {
+        g.b.br(a);
+    } else {
+        g.b.cond_br(id, b, a);
+    }
+    // Entered from the top, neither side's phis (if the other function's block shares the
+    // start) has a value to take: these edges carry no original edge.
+    g.edge(entry, a, [None, None]);
+    if a != b {
+        g.edge(entry, b, [None, None]);
+    }
+    g.fix_operands()?;
+    g.fill_phis()?;
+    m.strip_debug_info();
+    m.repair_dominance().ok_or("a value defined on one path cannot reach its uses")?;
+    m.verify_function().map_err(|e| format!("merged body does not verify: {}", e.trim()))
+}
+
+fn param_index<'m>(s: &Side<'_, 'm>) -> HashMap<Value<'m>, u32> {
+    s.handles.function.params().into_iter().enumerate().map(|(k, p)| (p, k as u32)).collect()
+}
+
+/// The alignment without unreachable blocks (a pair with one unreachable half keeps the other).
+fn reachable_only(align: &FunctionAlignment, sides: [&Side<'_, '_>; 2]) -> Vec<BlockAlignment> {
+    let live = |s: usize, b: u32| sides[s].walk.block_serial[b as usize] != UNREACHED;
+    let mut out = Vec::new();
+    for b in &align.blocks {
+        match b {
+            BlockAlignment::Paired { left, right, .. } if live(0, *left) && live(1, *right) => {
+                out.push(b.clone())
+            }
+            BlockAlignment::Paired { left, right, .. } => {
+                if live(0, *left) {
+                    out.push(BlockAlignment::OnlyLeft(*left));
+                }
+                if live(1, *right) {
+                    out.push(BlockAlignment::OnlyRight(*right));
+                }
+            }
+            BlockAlignment::OnlyLeft(x) if live(0, *x) => out.push(b.clone()),
+            BlockAlignment::OnlyRight(y) if live(1, *y) => out.push(b.clone()),
+            _ => {}
+        }
+    }
+    out
+}
+
+impl<'a, 'm> Gen<'a, 'm> {
+    fn inst(&self, s: usize, i: u32) -> Value<'m> {
+        self.sides[s].handles.insts[i as usize]
+    }
+
+    fn opcode(&self, s: usize, i: u32) -> u32 {
+        self.sides[s].data.insts[i as usize].opcode
+    }
+
+    /// Static allocas of both entry blocks go to the merged entry block, one copy per side.
+    fn hoist_allocas(&mut self, entry: Block<'m>) {
+        self.b.position_at_end(entry);
+        for s in 0..2 {
+            let Some(first) = self.sides[s].handles.blocks.first() else { continue };
+            for i in first.instructions() {
+                let fixed_size = i.operand(0).is_some_and(|n| n.is_constant());
+                if i.opcode() == Some(opcode::ALLOCA) && fixed_size {
+                    let c = i.clone_instruction();
+                    self.b.insert(c);
+                    self.vmap[s].insert(i, c);
+                    self.hoisted.insert(i);
+                }
+            }
+        }
+    }
+
+    fn new_block(&self, name: &str) -> Block<'m> {
+        self.m.append_block(name)
+    }
+
+    /// Copies instruction `i` of side `s` (operands fixed later) at the builder position.
+    fn copy(&mut self, s: usize, i: u32) -> Value<'m> {
+        let orig = self.inst(s, i);
+        let c = orig.clone_instruction();
+        self.b.insert(c);
+        self.vmap[s].insert(orig, c);
+        let mut from = [None, None];
+        from[s] = Some(i);
+        self.copies.push((c, from));
+        c
+    }
+
+    /// Rebuilds the phis of original block `blk` of side `s` at the builder position.
+    fn phis_of(&mut self, s: usize, blk: u32) {
+        let bb = self.sides[s].handles.blocks[blk as usize];
+        for i in bb.instructions() {
+            if i.opcode() != Some(opcode::PHI) {
+                break;
+            }
+            let p = self.b.phi(i.ty());
+            self.vmap[s].insert(i, p);
+            self.phis.push((p, s, i));
+        }
+    }
+
+    /// The landing pad (or other EH pad) of block `blk`, if it starts with one.
+    fn pad_of(&self, s: usize, blk: u32) -> Option<u32> {
+        let d = self.sides[s].data;
+        d.blocks[blk as usize]
+            .insts
+            .clone()
+            .find(|&i| d.insts[i as usize].opcode != opcode::PHI)
+            .filter(|&i| d.insts[i as usize].opcode == opcode::LANDING_PAD)
+    }
+
+    fn single(&mut self, s: usize, blk: u32) -> Result<(), String> {
+        let bb = self.new_block(if s == 0 { "m.left" } else { "m.right" });
+        self.start[s].insert(blk, bb);
+        self.b.position_at_end(bb);
+        self.phis_of(s, blk);
+        let range = self.sides[s].data.blocks[blk as usize].insts.clone();
+        for i in range {
+            let op = self.opcode(s, i);
+            if op == opcode::PHI || self.hoisted.contains(&self.inst(s, i)) {
+                continue;
+            }
+            self.copy(s, i);
+        }
+        Ok(())
+    }
+
+    fn paired(&mut self, left: u32, right: u32, entries: &[AlignEntry]) -> Result<(), String> {
+        let bb = self.new_block("m.pair");
+        self.start[0].insert(left, bb);
+        self.start[1].insert(right, bb);
+        self.b.position_at_end(bb);
+        self.phis_of(0, left);
+        self.phis_of(1, right);
+        match (self.pad_of(0, left), self.pad_of(1, right)) {
+            (Some(p), Some(q)) => {
+                let c = self.copy(0, p);
+                self.vmap[1].insert(self.inst(1, q), c);
+            }
+            (None, None) => {}
+            _ => return Err("a landing pad paired with an ordinary block".into()),
+        }
+        // A matched pair involving a hoisted alloca is no longer shared: each side has its own.
+        let mut flat: Vec<AlignEntry> = Vec::with_capacity(entries.len());
+        for &e in entries {
+            match e {
+                AlignEntry::Match(i, j)
+                    if self.hoisted.contains(&self.inst(0, i))
+                        || self.hoisted.contains(&self.inst(1, j)) =>
+                {
+                    flat.push(AlignEntry::OnlyLeft(i));
+                    flat.push(AlignEntry::OnlyRight(j));
+                }
+                e => flat.push(e),
+            }
+        }
+        let mut cur = bb;
+        let mut k = 0;
+        while k < flat.len() {
+            if let AlignEntry::Match(i, j) = flat[k] {
+                self.b.position_at_end(cur);
+                let c = self.copy(0, i);
+                self.vmap[1].insert(self.inst(1, j), c);
+                self.copies.last_mut().expect("just copied").1[1] = Some(j);
+                k += 1;
+                continue;
+            }
+            let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+            while k < flat.len() && !matches!(flat[k], AlignEntry::Match(..)) {
+                match flat[k] {
+                    AlignEntry::OnlyLeft(i) if !self.hoisted.contains(&self.inst(0, i)) => {
+                        lefts.push(i)
+                    }
+                    AlignEntry::OnlyRight(j) if !self.hoisted.contains(&self.inst(1, j)) => {
+                        rights.push(j)
+                    }
+                    _ => {}
+                }
+                k += 1;
+            }
+            if lefts.is_empty() && rights.is_empty() {
+                continue;
+            }
+            let ends = |s: usize, v: &[u32]| {
+                v.last().is_some_and(|&i| opcode::is_terminator(self.opcode(s, i)))
+            };
+            let (end_l, end_r) = (ends(0, &lefts), ends(1, &rights));
+            if end_l != end_r {
+                return Err("terminators out of step in a block pair".into());
+            }
+            let l = (!lefts.is_empty()).then(|| self.new_block("m.l"));
+            let r = (!rights.is_empty()).then(|| self.new_block("m.r"));
+            let join = (!end_l).then(|| self.new_block("m.join"));
+            let (to_l, to_r) = match (l.or(join), r.or(join)) {
+                (Some(a), Some(b)) => (a, b),
+                _ => return Err("an empty diamond".into()),
+            };
+            self.b.position_at_end(cur);
+            self.b.cond_br(self.id, to_r, to_l);
+            for (s, list, side_block) in [(0, &lefts, l), (1, &rights, r)] {
+                let Some(sb) = side_block else { continue };
+                self.b.position_at_end(sb);
+                for &i in list {
+                    self.copy(s, i);
+                }
+                if let Some(j) = join {
+                    self.b.br(j);
+                }
+            }
+            match join {
+                Some(j) => cur = j,
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// The merged value standing for original value `v` of side `s`.
+    fn value(&self, s: usize, v: Value<'m>) -> Result<Value<'m>, String> {
+        if let Some(&m) = self.vmap[s].get(&v) {
+            return Ok(m);
+        }
+        if let Some(&k) = self.params[s].get(&v) {
+            return Ok(self.m.params()[self.map.of[s][k as usize] as usize]);
+        }
+        if v.is_constant() || v.is_inline_asm() || v.is_metadata() {
+            return Ok(v);
+        }
+        Err(format!("{} uses a value the merged body does not have", self.sides[s].data.name))
+    }
+
+    fn block(&self, s: usize, b: Block<'m>) -> Result<(Block<'m>, u32), String> {
+        let k = self.sides[s]
+            .handles
+            .blocks
+            .iter()
+            .position(|&x| x == b)
+            .ok_or("a branch leaves its function")? as u32;
+        let m = self.start[s].get(&k).copied().ok_or("a branch to a block that was not copied")?;
+        Ok((m, k))
+    }
+
+    fn edge(&mut self, from: Block<'m>, to: Block<'m>, prov: Provenance) {
+        let e = self.provenance.entry((from, to)).or_insert([None, None]);
+        for s in 0..2 {
+            if prov[s].is_some() {
+                e[s] = prov[s];
+            }
+        }
+        self.preds.entry(to).or_default().push(from);
+    }
+
+    /// Original block of side `s` that instruction `i` belongs to.
+    fn block_of(&self, s: usize, i: u32) -> u32 {
+        let d = self.sides[s].data;
+        d.blocks.iter().position(|b| b.insts.contains(&i)).expect("instruction in a block") as u32
+    }
+
+    fn fix_operands(&mut self) -> Result<(), String> {
+        let copies = std::mem::take(&mut self.copies);
+        for &(c, from) in &copies {
+            let here = c.parent_block().ok_or("a copy outside any block")?;
+            match from {
+                [Some(i), Some(j)] => self.fix_shared(c, here, i, j)?,
+                [Some(i), None] => self.fix_single(c, here, 0, i)?,
+                [None, Some(j)] => self.fix_single(c, here, 1, j)?,
+                [None, None] => unreachable!("every copy has an origin"),
+            }
+        }
+        Ok(())
+    }
+
+    fn fix_single(
+        &mut self,
+        c: Value<'m>,
+        here: Block<'m>,
+        s: usize,
+        i: u32,
+    ) -> Result<(), String> {
+        let orig = self.inst(s, i);
+        let blk = self.block_of(s, i);
+        for k in 0..orig.num_operands() {
+            let o = orig.operand(k).ok_or("missing operand")?;
+            if let Some(ob) = o.as_block() {
+                let (t, _) = self.block(s, ob)?;
+                c.set_block_operand(k, t);
+                let mut prov = [None, None];
+                prov[s] = Some(blk);
+                self.edge(here, t, prov);
+            } else {
+                c.set_operand(k, self.value(s, o)?);
+            }
+        }
+        Ok(())
+    }
+
+    fn fix_shared(&mut self, c: Value<'m>, here: Block<'m>, i: u32, j: u32) -> Result<(), String> {
+        let (x, y) = (self.inst(0, i), self.inst(1, j));
+        let (bx, by) = (self.block_of(0, i), self.block_of(1, j));
+        let is_invoke = x.opcode() == Some(opcode::INVOKE);
+        let n = x.num_operands();
+        for k in 0..n {
+            let (ox, oy) =
+                (x.operand(k).ok_or("missing operand")?, y.operand(k).ok_or("missing operand")?);
+            match (ox.as_block(), oy.as_block()) {
+                (Some(bx_t), Some(by_t)) => {
+                    let (t0, _) = self.block(0, bx_t)?;
+                    let (t1, _) = self.block(1, by_t)?;
+                    if t0 == t1 {
+                        c.set_block_operand(k, t0);
+                        self.edge(here, t0, [Some(bx), Some(by)]);
+                    } else if is_invoke && k == n - 2 {
+                        // The unwind destination (operands: args, normal, unwind, callee).
+                        return Err("invokes unwinding to different landing pads".into());
+                    } else {
+                        let d = self.new_block("m.dispatch");
+                        self.b.position_at_end(d);
+                        self.b.cond_br(self.id, t1, t0);
+                        c.set_block_operand(k, d);
+                        self.edge(d, t0, [Some(bx), None]);
+                        self.edge(d, t1, [None, Some(by)]);
+                    }
+                }
+                (None, None) => {
+                    let (v0, v1) = (self.value(0, ox)?, self.value(1, oy)?);
+                    if v0 == v1 {
+                        c.set_operand(k, v0);
+                    } else {
+                        self.b.position_before(c);
+                        let sel = self.b.select(self.id, v1, v0);
+                        c.set_operand(k, sel);
+                    }
+                }
+                _ => return Err("a label paired with a value".into()),
+            }
+        }
+        if !intersect::instruction(c, y) {
+            return Err("call attributes do not intersect".into());
+        }
+        Ok(())
+    }
+
+    fn fill_phis(&mut self) -> Result<(), String> {
+        let phis = std::mem::take(&mut self.phis);
+        for (p, s, orig) in phis {
+            let here = p.parent_block().ok_or("a phi outside any block")?;
+            let incoming = orig.phi_incoming();
+            let preds = self.preds.get(&here).cloned().unwrap_or_default();
+            if preds.is_empty() {
+                return Err("a rebuilt phi in a block without predecessors".into());
+            }
+            for pred in preds {
+                let prov = self.provenance.get(&(pred, here)).copied().unwrap_or([None, None]);
+                let v = match prov[s] {
+                    Some(ob) => {
+                        let ob = self.sides[s].handles.blocks[ob as usize];
+                        let (v, _) = incoming
+                            .iter()
+                            .find(|(_, b)| *b == ob)
+                            .ok_or("a phi without an entry for one of its edges")?;
+                        self.value(s, *v)?
+                    }
+                    None => p.ty().poison(),
+                };
+                p.phi_add_incoming(v, pred);
+            }
+        }
+        Ok(())
+    }
+}
