@@ -1269,6 +1269,14 @@ def cmd_report(args) -> int:
         print(f"| {name} | {s['crate']} {s['version']} | {s['kind']} | {s['per_file_bitcode']} | "
               f"{s['functions_defined']} ({s.get('functions_defined_external', '?')}) | {s['basic_blocks']} | {s['instructions']} | {s['bitcode_bytes']} | "
               f"{s['text_bytes']} | {s['exe_bytes']} | {s['times']['total_build_s']:.0f} | {ncases} |")
+    print()
+    print("| program | separate modules | bitcode bytes (sum) | .text bytes (sum of llc-22 objects) | exe bytes |")
+    print("|---|---:|---:|---:|---:|")
+    for name in PROGRAMS:
+        st = out / name / "stats.json"
+        if st.exists() and "separate" in (s := json.loads(st.read_text())):
+            sp = s["separate"]
+            print(f"| {name} | {sp['modules']} | {sp['bitcode_bytes']} | {sp['text_bytes']} | {sp['exe_bytes']} |")
     return 0
 
 
@@ -1316,6 +1324,7 @@ def main(argv=None) -> int:
     sp.add_parser("list")
     sp.add_parser("report", help="Markdown table of module statistics")
     args = ap.parse_args(argv)
+    args.out = str(Path(args.out).resolve())  # commands run in the crate source dirs
     try:
         return {"fetch": cmd_fetch, "build": cmd_build, "smoke": cmd_smoke, "link": cmd_link,
                 "stats": cmd_stats, "list": cmd_list, "link-modules": cmd_link_modules,
