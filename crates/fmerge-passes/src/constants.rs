@@ -25,7 +25,7 @@ use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
 use crate::options::Options;
 use crate::proposal::{self, Proposal};
-use crate::report::{MergeRecord, Report, Skipped, StageStats};
+use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
 use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
@@ -188,6 +188,12 @@ fn one_round(
     for ((p, params), v) in proposals.iter().zip(&params_of).zip(verdicts) {
         if !v.keep {
             stats.rejected_unprofitable += 1;
+            report.rejected.push(Rejected {
+                stage: STAGE,
+                members: p.members.iter().map(|m| m.name()).collect(),
+                estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
+                measured_saving: v.measured_saving,
+            });
             module.defer_erase(p.body);
             continue;
         }

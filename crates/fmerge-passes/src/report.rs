@@ -39,6 +39,16 @@ pub struct MergeRecord {
     pub measured_saving: Option<i64>,
 }
 
+/// A merge that was built and priced, but not taken because it would not save bytes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Rejected {
+    pub stage: &'static str,
+    pub members: Vec<String>,
+    /// Estimated bytes saved (negative: the merge would grow the code).
+    pub estimated_saving: i64,
+    pub measured_saving: Option<i64>,
+}
+
 /// A function a stage left alone, and why.
 #[derive(Clone, Debug, Serialize)]
 pub struct Skipped {
@@ -72,6 +82,7 @@ pub struct Report {
     pub text_bytes_after: Option<u64>,
     pub stages: Vec<StageStats>,
     pub merges: Vec<MergeRecord>,
+    pub rejected: Vec<Rejected>,
     pub skipped: Vec<Skipped>,
 }
 

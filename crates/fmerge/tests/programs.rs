@@ -17,6 +17,7 @@ const CASES: &[Case] = &[
     Case { file: "dup_constants.c", shrinks: true },
     Case { file: "dup_recursion.c", shrinks: true },
     Case { file: "dup_templates.cpp", shrinks: true },
+    Case { file: "dup_similar.c", shrinks: true },
     Case { file: "no_duplicates.c", shrinks: false },
 ];
 

@@ -24,7 +24,7 @@ pub mod params;
 use crate::fold::{self, Visibility, can_thunk};
 use crate::options::Options;
 use crate::proposal::{self, Proposal};
-use crate::report::{MergeRecord, Report, Skipped, StageStats};
+use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
 use codegen::Side;
 use fmerge_core::align::{AlignConfig, align_blocks};
 use fmerge_core::compare::Walk;
@@ -151,7 +151,7 @@ fn one_round(
             let b = c.key.0 as usize;
             let (fa, fb) = (&lowered.funcs[eligible[a]], &lowered.funcs[eligible[b]]);
             let names = (fa.name.clone(), fb.name.clone());
-            if memo.rejected.contains(&names) {
+            if memo.rejected.contains(&pair_key(&names)) {
                 continue;
             }
             let (ha, hb) = (&lowered.handles[eligible[a]], &lowered.handles[eligible[b]]);
@@ -160,7 +160,7 @@ fn one_round(
             }
             let align = align_blocks(tables, fa, fb, &align_cfg);
             if align.stats.ratio() < MIN_ALIGNMENT {
-                memo.rejected.insert(names);
+                memo.rejected.insert(pair_key(&names));
                 continue;
             }
             let (side_a, side_b) = (
@@ -178,7 +178,7 @@ fn one_round(
                         function: format!("{} + {}", names.0, names.1),
                         reason: format!("merge abandoned: {why}"),
                     });
-                    memo.rejected.insert(names);
+                    memo.rejected.insert(pair_key(&names));
                     continue;
                 }
             };
@@ -191,13 +191,19 @@ fn one_round(
             let Some(p) = Proposal::plan(target, &vis, vec![ha.function, hb.function], body, args)
             else {
                 module.defer_erase(body);
-                memo.rejected.insert(names);
+                memo.rejected.insert(pair_key(&names));
                 continue;
             };
             if profit::judge(p.before_units, p.after_units, margin) == profit::Verdict::Reject {
                 stats.rejected_unprofitable += 1;
+                report.rejected.push(Rejected {
+                    stage: STAGE,
+                    members: vec![names.0.clone(), names.1.clone()],
+                    estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
+                    measured_saving: None,
+                });
                 module.defer_erase(body);
-                memo.rejected.insert(names);
+                memo.rejected.insert(pair_key(&names));
                 continue;
             }
             used[a] = true;
@@ -214,8 +220,14 @@ fn one_round(
     for ((p, (ratio, names)), v) in proposals.into_iter().zip(infos).zip(verdicts) {
         if !v.keep {
             stats.rejected_unprofitable += 1;
+            report.rejected.push(Rejected {
+                stage: STAGE,
+                members: vec![names.0.clone(), names.1.clone()],
+                estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
+                measured_saving: v.measured_saving,
+            });
             module.defer_erase(p.body);
-            memo.rejected.insert(names);
+            memo.rejected.insert(pair_key(&names));
             continue;
         }
         let members = p.commit(module, &vis);
@@ -233,6 +245,11 @@ fn one_round(
         });
     }
     merges
+}
+
+/// A pair of names in a fixed order, so a rejection holds both ways round.
+fn pair_key(names: &(String, String)) -> (String, String) {
+    if names.0 <= names.1 { names.clone() } else { (names.1.clone(), names.0.clone()) }
 }
 
 /// Function-level properties two functions must share for one body to serve both.
