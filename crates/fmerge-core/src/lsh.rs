@@ -27,7 +27,9 @@
 //!   use the first `b·r` signature positions; the similarity estimate still uses all of them.
 //! - With the default threshold 0 a candidate must agree on at least one position.
 //!
-//! The bucket maps use the bucket key itself as their hash (keys come out of [`StableHasher`] and
+//! A band's buckets are a map from bucket key to members ([`BandTable`]: a single member is
+//! stored inline, lists only exist for buckets of two or more, which keeps 1M functions × 100
+//! bands in memory). The bucket maps use the bucket key itself as their hash (keys come out of [`StableHasher`] and
 //! are already well mixed), which is fast and independent of any random state. Signatures are
 //! stored in one flat array indexed by key, so scoring a candidate is one contiguous read.
 
@@ -112,7 +114,142 @@ impl Hasher for PremixedHasher {
     }
 }
 
-type BucketMap = HashMap<u64, Vec<FuncKey>, BuildHasherDefault<PremixedHasher>>;
+/// Tag bit of a [`BandTable`] slot that refers to a member list instead of holding a key.
+const LIST_BIT: u32 = 1 << 31;
+
+/// The buckets of one band: bucket key → members, in insertion order.
+///
+/// Logically a `HashMap<u64, Vec<FuncKey>>`, but most buckets have a single member (at b = 100
+/// and 1M functions, about 70M of them), and a `Vec` each would cost one allocation and ~50 bytes
+/// apiece. So the map value is one `u32` slot: a member key, or (with [`LIST_BIT`] set) the index
+/// of a member list for buckets of two or more. Keys must therefore stay below 2^31.
+#[derive(Clone, Debug, Default)]
+struct BandTable {
+    slots: HashMap<u64, u32, BuildHasherDefault<PremixedHasher>>,
+    lists: Vec<Vec<FuncKey>>,
+    free_lists: Vec<u32>,
+}
+
+/// Members of one bucket.
+enum Members<'a> {
+    One(FuncKey),
+    Many(&'a [FuncKey]),
+}
+
+impl Members<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Members::One(_) => 1,
+            Members::Many(v) => v.len(),
+        }
+    }
+
+    fn for_each(&self, mut f: impl FnMut(FuncKey)) {
+        match self {
+            Members::One(k) => f(*k),
+            Members::Many(v) => v.iter().copied().for_each(f),
+        }
+    }
+}
+
+impl BandTable {
+    fn members(&self, slot: u32) -> Members<'_> {
+        if slot & LIST_BIT == 0 {
+            Members::One(FuncKey(slot))
+        } else {
+            Members::Many(&self.lists[(slot & !LIST_BIT) as usize])
+        }
+    }
+
+    fn get(&self, bk: u64) -> Option<Members<'_>> {
+        self.slots.get(&bk).map(|&s| self.members(s))
+    }
+
+    fn buckets(&self) -> impl Iterator<Item = Members<'_>> {
+        self.slots.values().map(|&s| self.members(s))
+    }
+
+    fn new_list(&mut self, v: Vec<FuncKey>) -> u32 {
+        let i = match self.free_lists.pop() {
+            Some(i) => {
+                self.lists[i as usize] = v;
+                i
+            }
+            None => {
+                self.lists.push(v);
+                self.lists.len() as u32 - 1
+            }
+        };
+        assert!(i < LIST_BIT, "too many LSH buckets with several members");
+        i | LIST_BIT
+    }
+
+    /// Appends `key` to bucket `bk` unless it holds `cap` members; returns whether it was dropped.
+    fn push(&mut self, bk: u64, key: FuncKey, cap: usize) -> bool {
+        assert!(key.0 < LIST_BIT, "LSH keys must be below 2^31");
+        match self.slots.get(&bk).copied() {
+            None if cap > 0 => {
+                self.slots.insert(bk, key.0);
+                false
+            }
+            None => true,
+            Some(s) if s & LIST_BIT == 0 => {
+                if cap < 2 {
+                    return true;
+                }
+                let list = self.new_list(vec![FuncKey(s), key]);
+                self.slots.insert(bk, list);
+                false
+            }
+            Some(s) => {
+                let list = &mut self.lists[(s & !LIST_BIT) as usize];
+                if list.len() < cap {
+                    list.push(key);
+                    false
+                } else {
+                    true
+                }
+            }
+        }
+    }
+
+    /// Removes `key` from bucket `bk` (if it is there), keeping the others' order.
+    fn remove(&mut self, bk: u64, key: FuncKey) {
+        let Some(s) = self.slots.get(&bk).copied() else { return };
+        if s & LIST_BIT == 0 {
+            if s == key.0 {
+                self.slots.remove(&bk);
+            }
+            return;
+        }
+        let i = (s & !LIST_BIT) as usize;
+        let list = &mut self.lists[i];
+        if let Some(pos) = list.iter().position(|&k| k == key) {
+            list.remove(pos);
+        }
+        if list.len() <= 1 {
+            let rest = std::mem::take(list);
+            self.free_lists.push(i as u32);
+            match rest.first() {
+                Some(k) => self.slots.insert(bk, k.0),
+                None => self.slots.remove(&bk),
+            };
+        }
+    }
+
+    /// Contents as plain data (tests compare tables built in different ways).
+    #[cfg(test)]
+    fn contents(&self) -> std::collections::BTreeMap<u64, Vec<FuncKey>> {
+        self.slots
+            .iter()
+            .map(|(&bk, &s)| {
+                let mut v = Vec::new();
+                self.members(s).for_each(|k| v.push(k));
+                (bk, v)
+            })
+            .collect()
+    }
+}
 
 /// Counters of an index.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -140,7 +277,7 @@ pub struct LshIndex {
     values: Vec<u32>,
     present: Vec<bool>,
     /// One bucket table per band.
-    tables: Vec<BucketMap>,
+    tables: Vec<BandTable>,
     live: usize,
     dropped: u64,
 }
@@ -164,7 +301,7 @@ impl LshIndex {
             k: 0,
             values: Vec::new(),
             present: Vec::new(),
-            tables: vec![BucketMap::default(); config.bands],
+            tables: vec![BandTable::default(); config.bands],
             live: 0,
             dropped: 0,
         }
@@ -193,7 +330,7 @@ impl LshIndex {
     }
 
     pub fn stats(&self) -> LshStats {
-        let buckets = self.tables.iter().flat_map(|t| t.values());
+        let buckets = self.tables.iter().flat_map(|t| t.buckets());
         let mut st =
             LshStats { functions: self.live, dropped: self.dropped, ..LshStats::default() };
         for b in buckets {
@@ -237,17 +374,6 @@ impl LshIndex {
         self.live += 1;
     }
 
-    /// Files `key` under `bk` in `table`, unless the bucket is full; returns whether it was dropped.
-    fn file(table: &mut BucketMap, cap: usize, bk: u64, key: FuncKey) -> bool {
-        let bucket = table.entry(bk).or_default();
-        if bucket.len() < cap {
-            bucket.push(key);
-            false
-        } else {
-            true
-        }
-    }
-
     /// Adds `key` (replacing an earlier signature of the same key).
     pub fn insert(&mut self, key: FuncKey, sig: Signature) {
         self.remove(key);
@@ -255,7 +381,7 @@ impl LshIndex {
         self.store(key, &sig.values);
         let cap = self.config.bucket_cap;
         for (table, bk) in self.tables.iter_mut().zip(keys) {
-            self.dropped += u64::from(Self::file(table, cap, bk, key));
+            self.dropped += u64::from(table.push(bk, key, cap));
         }
     }
 
@@ -289,10 +415,10 @@ impl LshIndex {
             .par_iter_mut()
             .enumerate()
             .map(|(band, table)| {
-                table.reserve(per_band);
+                table.slots.reserve(per_band);
                 let mut dropped = 0u64;
                 for ((key, _), ks) in items.iter().zip(&keys) {
-                    dropped += u64::from(Self::file(table, cap, ks[band], *key));
+                    dropped += u64::from(table.push(ks[band], *key, cap));
                 }
                 dropped
             })
@@ -307,14 +433,7 @@ impl LshIndex {
         };
         let keys = self.band_keys(sig);
         for (table, bk) in self.tables.iter_mut().zip(keys) {
-            if let Some(bucket) = table.get_mut(&bk) {
-                if let Some(pos) = bucket.iter().position(|&k| k == key) {
-                    bucket.remove(pos);
-                }
-                if bucket.is_empty() {
-                    table.remove(&bk);
-                }
-            }
+            table.remove(bk, key);
         }
         self.present[key.0 as usize] = false;
         self.live -= 1;
@@ -331,8 +450,12 @@ impl LshIndex {
     ) -> Vec<Candidate> {
         let mut found: Vec<FuncKey> = Vec::new();
         for (table, bk) in self.tables.iter().zip(self.band_keys(sig)) {
-            if let Some(bucket) = table.get(&bk) {
-                found.extend(bucket.iter().copied().filter(|&k| Some(k) != exclude));
+            if let Some(bucket) = table.get(bk) {
+                bucket.for_each(|k| {
+                    if Some(k) != exclude {
+                        found.push(k);
+                    }
+                });
             }
         }
         found.sort_unstable();
@@ -535,7 +658,8 @@ mod tests {
         b.insert_many(items.clone());
         assert_eq!(a.stats(), b.stats());
         assert!(a.stats().dropped > 0, "the cap must matter for this test to mean something");
-        assert_eq!(a.tables, b.tables, "same bucket members in the same order");
+        let contents = |x: &LshIndex| x.tables.iter().map(BandTable::contents).collect::<Vec<_>>();
+        assert_eq!(contents(&a), contents(&b), "same bucket members in the same order");
         assert_eq!(a.values, b.values);
         // Replacing existing keys and repeating a key inside one batch behave like sequential
         // inserts too.
@@ -548,7 +672,7 @@ mod tests {
             a.insert(k, s);
         }
         b.insert_many(again);
-        assert_eq!(a.tables, b.tables);
+        assert_eq!(contents(&a), contents(&b));
         assert_eq!(a.values, b.values);
         assert_eq!(a.len(), 61);
         assert_eq!(b.len(), 61);
@@ -561,6 +685,36 @@ mod tests {
                     || (w[0].score == w[1].score && w[0].key < w[1].key))
             );
         }
+    }
+
+    #[test]
+    fn band_table_moves_between_inline_and_list_buckets_in_order() {
+        let mut t = BandTable::default();
+        let c = |t: &BandTable| t.contents().into_iter().collect::<Vec<_>>();
+        assert!(!t.push(7, FuncKey(1), 3));
+        assert_eq!(t.lists.len(), 0, "a single member needs no list");
+        assert!(!t.push(7, FuncKey(2), 3));
+        assert!(!t.push(7, FuncKey(3), 3));
+        assert!(t.push(7, FuncKey(4), 3), "full");
+        assert_eq!(c(&t), vec![(7, vec![FuncKey(1), FuncKey(2), FuncKey(3)])]);
+        t.remove(7, FuncKey(2));
+        assert_eq!(c(&t), vec![(7, vec![FuncKey(1), FuncKey(3)])]);
+        t.remove(7, FuncKey(9)); // absent: no change
+        t.remove(7, FuncKey(1));
+        assert_eq!(c(&t), vec![(7, vec![FuncKey(3)])]);
+        assert_eq!(t.free_lists, vec![0], "back to inline, the list is recycled");
+        assert!(!t.push(8, FuncKey(5), 3));
+        assert!(!t.push(8, FuncKey(6), 3));
+        assert_eq!(t.lists.len(), 1, "the free list was reused");
+        t.remove(7, FuncKey(3));
+        t.remove(8, FuncKey(5));
+        t.remove(8, FuncKey(6));
+        assert!(c(&t).is_empty());
+        // Caps of 0 and 1.
+        assert!(t.push(1, FuncKey(1), 0));
+        assert!(!t.push(1, FuncKey(1), 1));
+        assert!(t.push(1, FuncKey(2), 1));
+        assert_eq!(c(&t), vec![(1, vec![FuncKey(1)])]);
     }
 
     #[test]

@@ -36,14 +36,18 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     result.map_err(io)
 }
 
-/// Verifies `module` and writes it as `emit` to `path` atomically. Nothing is written unless the
-/// module verifies.
-pub fn write_module(module: &Module<'_>, path: &Path, emit: Emit, target: &Target) -> Result<()> {
+/// Verifies `module` and serialises it as `emit`.
+pub fn module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<Vec<u8>> {
     module.verify()?;
-    let bytes = match emit {
+    Ok(match emit {
         Emit::Bitcode => module.to_bitcode(),
         Emit::Text => module.to_text().into_bytes(),
         Emit::Object => target.emit_object(module)?,
-    };
-    write_atomically(path, &bytes)
+    })
+}
+
+/// Verifies `module` and writes it as `emit` to `path` atomically. Nothing is written unless the
+/// module verifies.
+pub fn write_module(module: &Module<'_>, path: &Path, emit: Emit, target: &Target) -> Result<()> {
+    write_atomically(path, &module_bytes(module, emit, target)?)
 }

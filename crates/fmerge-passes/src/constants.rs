@@ -132,6 +132,12 @@ fn one_round(
         param_tys.extend(args[0].iter().map(|v| v.ty()));
         let fn_ty = module.function_type(r_ty.return_type(), &param_tys, false);
         let body = fold::new_merged_function(module, &r.name(), r, fn_ty);
+        for (k, p) in body.params().into_iter().enumerate() {
+            match k.checked_sub(first_extra) {
+                None => p.set_name(&rep.function.params()[k].name()),
+                Some(c) => p.set_name(&format!("const{c}")),
+            }
+        }
         if !r.clone_body_into(body) {
             module.defer_erase(body);
             continue;
@@ -163,6 +169,8 @@ fn one_round(
         for (g, pairs) in &member_pairs {
             intersect::apply(body, *g, pairs);
         }
+        // Sealed last: the seal adds `noinline`, which no member has to share.
+        fold::seal_merged_function(body);
         if let Err(why) = body.verify_function() {
             module.defer_erase(body);
             stats.rolled_back += 1;

@@ -234,6 +234,13 @@ pub fn new_merged_function<'m>(
 ) -> Value<'m> {
     let m = module.add_function(&format!("{base}.fmerged"), fn_ty);
     m.copy_function_attrs_from(like);
+    seal_merged_function(m);
+    m
+}
+
+/// Gives a merged body the properties it must have, whatever was copied onto it (cloning a
+/// body also copies its origin's linkage properties and attributes).
+pub fn seal_merged_function(m: Value<'_>) {
     m.set_linkage(LLVMLinkage::LLVMInternalLinkage);
     m.set_visibility(llvm_sys::LLVMVisibility::LLVMDefaultVisibility);
     m.set_unnamed_addr(LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
@@ -244,5 +251,4 @@ pub fn new_merged_function<'m>(
     // Merging exists to save bytes: an inliner that copied the body back would undo it.
     m.remove_fn_attr("alwaysinline");
     m.add_fn_attr("noinline");
-    m
 }

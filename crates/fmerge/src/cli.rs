@@ -61,7 +61,7 @@ pub struct OptArgs {
     /// Input modules (.bc or .ll); several are linked into one.
     #[arg(required = true, value_name = "IN")]
     pub inputs: Vec<PathBuf>,
-    /// Output file.
+    /// Output file (`-`: standard output).
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
     /// What to write.

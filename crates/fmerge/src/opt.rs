@@ -3,7 +3,7 @@
 use crate::cli::{EmitKind, MergeKind, OptArgs, ProfitKind};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
-use fmerge_llvm::output::{Emit, write_atomically, write_module};
+use fmerge_llvm::output::{Emit, module_bytes, write_atomically, write_module};
 use fmerge_llvm::{Llvm, Target};
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, ProfitMode, Report, Stages};
@@ -41,7 +41,12 @@ pub fn run(args: OptArgs) -> Result<()> {
         EmitKind::Ll => Emit::Text,
         EmitKind::Obj => Emit::Object,
     };
-    write_module(&module, &args.output, emit, &target)?;
+    if args.output.as_os_str() == "-" {
+        // Standard output: nothing to make atomic, but the module still verifies first.
+        std::io::stdout().lock().write_all(&module_bytes(&module, emit, &target)?)?;
+    } else {
+        write_module(&module, &args.output, emit, &target)?;
+    }
     if let Some(path) = &args.report {
         let json = serde_json::to_vec_pretty(&report)?;
         write_atomically(path, &json)

@@ -291,15 +291,23 @@ fn build_body<'a, 'm>(
     tys.push(module.int_type(1));
     let m_ty = module.function_type(fn_ty.return_type(), &tys, false);
     let m = fold::new_merged_function(module, &a.name(), a, m_ty);
-    let mut back = [map.back(0), map.back(1)];
+    let (back0, back1) = (map.back(0), map.back(1));
+    for (k, p) in m.params().into_iter().enumerate() {
+        let name = match (back0.get(k).copied().flatten(), back1.get(k).copied().flatten()) {
+            (Some(i), _) => pa[i as usize].name(),
+            (None, Some(j)) => format!("other.{}", pb[j as usize].name()),
+            (None, None) => "function.id".to_string(),
+        };
+        p.set_name(&name);
+    }
+    let mut back = [back0, back1];
     back[0].push(None);
     back[1].push(None);
     if !m.set_merged_attrs(a, b, &back[0], &back[1]) {
         module.defer_erase(m);
         return Err("parameter or function attributes cannot be combined".into());
     }
-    m.remove_fn_attr("alwaysinline");
-    m.add_fn_attr("noinline");
+    fold::seal_merged_function(m);
     if m.personality().is_none() {
         m.set_personality(b.personality());
     }
