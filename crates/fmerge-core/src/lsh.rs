@@ -27,11 +27,12 @@
 //!   use the first `b·r` signature positions; the similarity estimate still uses all of them.
 //! - With the default threshold 0 a candidate must agree on at least one position.
 //!
-//! A band's buckets are a map from bucket key to members ([`BandTable`]: a single member is
-//! stored inline, lists only exist for buckets of two or more, which keeps 1M functions × 100
-//! bands in memory). The bucket maps use the bucket key itself as their hash (keys come out of [`StableHasher`] and
-//! are already well mixed), which is fast and independent of any random state. Signatures are
-//! stored in one flat array indexed by key, so scoring a candidate is one contiguous read.
+//! A band's buckets are a map from bucket key to members (`BandTable`: a single member is stored
+//! inline and lists exist only for buckets of two or more, which keeps 1M functions × 100 bands
+//! in memory; hence keys must stay below 2^31). The maps use the bucket key itself as their hash
+//! (keys come out of [`StableHasher`] and are already well mixed), which is fast and independent
+//! of any random state. Signatures are stored in one flat array indexed by key, so scoring a
+//! candidate is one contiguous read.
 
 use crate::hash::StableHasher;
 use crate::minhash::{Signature, similarity};
