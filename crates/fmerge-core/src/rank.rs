@@ -298,4 +298,98 @@ mod tests {
         assert_eq!(keys, vec![7, 17, 27, 37, 47]);
         assert!(best_first(vec![Candidate { key: FuncKey(1), score: 1.0 }], 0).is_empty());
     }
+
+    /// A miniature merge driver, generic over the search as the real one is: pop the largest
+    /// function, take its best candidate, "merge" the two (the merged function gets a fresh key
+    /// and the first one's body), and put the result back at the front of the worklist.
+    /// Returns the merges as `(f1, f2, merged)`.
+    fn greedy<S: CandidateSearch>(
+        search: &mut S,
+        seqs: &mut Vec<Vec<u32>>,
+        summary: &dyn Fn(&[u32]) -> S::Summary,
+    ) -> Vec<(u32, u32, u32)> {
+        let n = seqs.len();
+        for (k, s) in seqs.iter().enumerate() {
+            search.insert(FuncKey(k as u32), summary(s));
+        }
+        let mut wl = Worklist::new(
+            seqs.iter().enumerate().map(|(k, s)| (FuncKey(k as u32), s.len() as u64)),
+        );
+        let mut merges = Vec::new();
+        let mut next = n as u32;
+        while let Some(f1) = wl.pop() {
+            let Some(best) = search.candidates(f1, 1, &|_| true).first().copied() else { continue };
+            assert!(search.remove(f1) && search.remove(best.key));
+            wl.remove(best.key);
+            let m = FuncKey(next);
+            next += 1;
+            let body = seqs[f1.0 as usize].clone();
+            search.insert(m, summary(&body));
+            seqs.push(body);
+            wl.push_front(m);
+            merges.push((f1.0, best.key.0, m.0));
+        }
+        merges
+    }
+
+    /// Three families of three near-identical functions (each family over its own opcodes) and
+    /// three strangers.
+    fn families() -> (Vec<Vec<u32>>, Vec<u32>) {
+        let mut seqs = Vec::new();
+        let mut family = Vec::new();
+        for f in 0..3u32 {
+            let base: Vec<u32> = (0..30u64)
+                .map(|i| f * 100 + (crate::hash::mix64(i + 31 * u64::from(f)) % 50) as u32)
+                .collect();
+            for m in 0..3usize {
+                let mut s = base.clone();
+                // Members differ in one position each, and get different lengths for the order.
+                s[5 + 7 * m] = f * 100 + 60 + m as u32;
+                s.truncate(30 - m);
+                seqs.push(s);
+                family.push(f);
+            }
+        }
+        for k in 0..3u32 {
+            seqs.push((0..20).map(|i| 1000 + 100 * k + i).collect());
+            family.push(10 + k);
+        }
+        (seqs, family)
+    }
+
+    fn check_family_merges(merges: &[(u32, u32, u32)], family: &[u32]) {
+        let mut fam: Vec<u32> = family.to_vec();
+        for &(a, b, m) in merges {
+            assert_eq!(fam[a as usize], fam[b as usize], "merge across families: {a} + {b}");
+            assert_eq!(m as usize, fam.len());
+            fam.push(fam[a as usize]);
+        }
+        // Each family collapses into one function with two merges; strangers stay alone.
+        assert_eq!(merges.len(), 6, "{merges:?}");
+        // The second merge of a family starts from the first one's result (reuse of merges).
+        for w in merges.chunks(2) {
+            assert_eq!(w[1].0, w[0].2, "a merged function is the next F1: {merges:?}");
+        }
+    }
+
+    #[test]
+    fn greedy_driver_merges_families_with_either_search() {
+        let (seqs, family) = families();
+        let mut exhaustive = ExhaustiveRanking::new();
+        let fp = |s: &[u32]| {
+            let pairs: Vec<(u32, u64)> = s.iter().map(|&op| (op, 0)).collect();
+            OpcodeTypeFingerprint::from_pairs(&pairs)
+        };
+        let m1 = greedy(&mut exhaustive, &mut seqs.clone(), &fp);
+        check_family_merges(&m1, &family);
+
+        let mh = crate::minhash::MinHasher::new(crate::minhash::MinHashConfig::default());
+        let mut lsh = crate::lsh::LshIndex::new(crate::lsh::LshConfig::default());
+        let sig = |s: &[u32]| mh.signature(s);
+        let m2 = greedy(&mut lsh, &mut seqs.clone(), &sig);
+        check_family_merges(&m2, &family);
+        // Largest first: the first F1 is the longest member of family 0.
+        assert_eq!(m1[0].0, 0);
+        assert_eq!(m2[0].0, 0);
+    }
 }
