@@ -14,7 +14,8 @@
 //!   function (same `ConstId`, or both `SelfRef`): a select of two callees would turn direct
 //!   calls into an indirect call, which costs more than it saves and loses attributes and
 //!   inlining. Indirect callees (instructions, arguments) never match in this version: their
-//!   values cannot be compared across functions, so a match would need exactly such a select;
+//!   values cannot be compared across functions, so a match would need exactly such a select.
+//!   Inline-asm callees (`Opaque`) never match either, as in F3M;
 //! - token-typed operands cannot be selected at all, and values of two functions cannot be
 //!   compared, so a token operand pair matches only when both are the same constant;
 //! - operand types must be equal (a select needs one type), and a label operand pairs only with a
