@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <functional>
 #include <cstring>
 #include <string>
 #include <unordered_set>
@@ -125,9 +126,25 @@ LLVMModuleRef fm_clone_module_subset(LLVMModuleRef M, LLVMValueRef *Fns, size_t 
   std::unordered_set<const GlobalValue *> Keep;
   for (size_t i = 0; i < N; ++i)
     Keep.insert(unwrap<GlobalValue>(Fns[i]));
+  // A global whose initializer takes the address of a block in a function that becomes a
+  // declaration cannot be copied (there is no block to point at): it becomes a declaration too.
+  std::function<bool(const Constant *)> foreignBlockAddress = [&](const Constant *C) {
+    if (auto *BA = dyn_cast<BlockAddress>(C))
+      return Keep.count(BA->getFunction()) == 0;
+    if (isa<GlobalValue>(C))
+      return false;
+    for (const Use &U : C->operands())
+      if (auto *Op = dyn_cast<Constant>(U.get()))
+        if (foreignBlockAddress(Op))
+          return true;
+    return false;
+  };
   ValueToValueMapTy VMap;
   std::unique_ptr<Module> New = CloneModule(*unwrap(M), VMap, [&](const GlobalValue *GV) {
-    return Keep.count(GV) != 0 || isa<GlobalVariable>(GV);
+    if (Keep.count(GV))
+      return true;
+    auto *Var = dyn_cast<GlobalVariable>(GV);
+    return Var && !(Var->hasInitializer() && foreignBlockAddress(Var->getInitializer()));
   });
   // Private functions get no symbol table entry, so their size could not be read back.
   for (Function &F : *New)
@@ -461,6 +478,18 @@ int fm_repair_dominance(LLVMValueRef FnRef) {
     PromoteMemToReg(Promotable, DT2);
   }
   return (int)Bad.size();
+}
+
+} // extern "C"
+
+extern "C" {
+
+// Whether some `blockaddress` constant points into `Fn` (its blocks must keep their identity).
+int fm_blocks_address_taken(LLVMValueRef Fn) {
+  for (BasicBlock &BB : *unwrap<Function>(Fn))
+    if (BB.hasAddressTaken())
+      return 1;
+  return 0;
 }
 
 } // extern "C"

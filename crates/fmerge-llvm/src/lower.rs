@@ -200,6 +200,9 @@ impl<'m> Lowerer<'m> {
         if fn_ty.is_vararg() {
             *tr |= traits::VARARGS;
         }
+        if f.blocks_address_taken() {
+            *tr |= traits::BLOCK_ADDRESS;
+        }
         self.state_id(s)
     }
 

@@ -405,6 +405,12 @@ impl<'m> Value<'m> {
         let _ = (self.attr_key(), other.attr_key());
         unsafe { ffi::fm_intersect_attrs(self.raw(), other.raw()) != 0 }
     }
+    /// True if a `blockaddress` constant points into this function.
+    pub fn blocks_address_taken(self) -> bool {
+        assert!(self.is_function());
+        // SAFETY: a live function (checked).
+        unsafe { ffi::fm_blocks_address_taken(self.raw()) != 0 }
+    }
     /// True if the function's address escapes (used other than as a direct callee).
     pub fn has_address_taken(self) -> bool {
         assert!(self.is_function());
