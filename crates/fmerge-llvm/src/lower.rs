@@ -308,7 +308,10 @@ impl<'m> Lowerer<'m> {
         let phi = op == opcode::PHI;
         if phi {
             for (v, _) in i.phi_incoming() {
-                let o = self.lower_operand(v, ConstRole::Value, cx, data);
+                // An address arriving along an edge (a string, a table) can arrive as a
+                // parameter instead; a number stays an immediate.
+                let role = if v.is_global_value() { ConstRole::Param } else { ConstRole::Value };
+                let o = self.lower_operand(v, role, cx, data);
                 data.operands.push(o);
             }
             for (_, b) in i.phi_incoming() {

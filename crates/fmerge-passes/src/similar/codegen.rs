@@ -19,9 +19,10 @@
 //!    landing pad directly) and the merge is abandoned.
 //! 4. **Promises.** A shared instruction keeps only the flags, metadata and call attributes
 //!    both originals have (`crate::intersect`).
-//! 5. **Phis.** Every merged edge remembers which original edge(s) it stands for; a rebuilt phi
-//!    takes its original's incoming value on its own side's edges and `poison` on the other
-//!    side's edges (never observed: that path belongs to the other function).
+//! 5. **Phis.** Phis of a paired block with the same type share one new phi. Every merged edge
+//!    remembers which original edge(s) it stands for; a rebuilt phi takes each side's incoming
+//!    value on that side's edges (a `select` in the predecessor where an edge serves both sides
+//!    with different values) and `poison` where neither side takes the edge.
 //! 6. **Dominance.** Values defined on one side's path and used after the paths join are
 //!    demoted to stack slots and promoted back (`Value::repair_dominance`), as SalSSA does.
 //! 7. **Checks.** Debug info is dropped (one body cannot claim two source locations), and the
@@ -62,8 +63,8 @@ struct Gen<'a, 'm> {
     hoisted: HashSet<Value<'m>>,
     /// Copied instructions and the originals they stand for.
     copies: Vec<(Value<'m>, [Option<u32>; 2])>,
-    /// Rebuilt phis: (new phi, side, original phi).
-    phis: Vec<(Value<'m>, usize, Value<'m>)>,
+    /// Rebuilt phis: the new phi and the original phi it stands for on each side.
+    phis: Vec<(Value<'m>, [Option<Value<'m>>; 2])>,
     /// Provenance of every edge into a block that may have phis, and each edge's predecessor
     /// once per branch operand (a switch may reach one block several times).
     provenance: HashMap<(Block<'m>, Block<'m>), Provenance>,
@@ -198,16 +199,35 @@ impl<'a, 'm> Gen<'a, 'm> {
         c
     }
 
-    /// Rebuilds the phis of original block `blk` of side `s` at the builder position.
-    fn phis_of(&mut self, s: usize, blk: u32) {
+    /// The phis of original block `blk` of side `s`.
+    fn phis_in(&self, s: usize, blk: u32) -> Vec<Value<'m>> {
         let bb = self.sides[s].handles.blocks[blk as usize];
-        for i in bb.instructions() {
-            if i.opcode() != Some(opcode::PHI) {
-                break;
+        bb.instructions().into_iter().take_while(|i| i.opcode() == Some(opcode::PHI)).collect()
+    }
+
+    /// Rebuilds the phis of original blocks `blks[s]` at the builder position. Phis of the two
+    /// sides with the same type share one new phi (in order), which saves the `select` every
+    /// use would otherwise need.
+    fn rebuild_phis(&mut self, blks: [Option<u32>; 2]) {
+        let mut left: Vec<Value<'m>> = blks[0].map_or(Vec::new(), |b| self.phis_in(0, b));
+        let right: Vec<Value<'m>> = blks[1].map_or(Vec::new(), |b| self.phis_in(1, b));
+        let mut pairs: Vec<[Option<Value<'m>>; 2]> = Vec::new();
+        for r in right {
+            match left.iter().position(|l| l.ty() == r.ty()) {
+                Some(k) => pairs.push([Some(left.remove(k)), Some(r)]),
+                None => pairs.push([None, Some(r)]),
             }
-            let p = self.b.phi(i.ty());
-            self.vmap[s].insert(i, p);
-            self.phis.push((p, s, i));
+        }
+        pairs.extend(left.into_iter().map(|l| [Some(l), None]));
+        for origin in pairs {
+            let ty = origin[0].or(origin[1]).expect("a phi on some side").ty();
+            let p = self.b.phi(ty);
+            for s in 0..2 {
+                if let Some(o) = origin[s] {
+                    self.vmap[s].insert(o, p);
+                }
+            }
+            self.phis.push((p, origin));
         }
     }
 
@@ -225,7 +245,9 @@ impl<'a, 'm> Gen<'a, 'm> {
         let bb = self.new_block(if s == 0 { "m.left" } else { "m.right" });
         self.start[s].insert(blk, bb);
         self.b.position_at_end(bb);
-        self.phis_of(s, blk);
+        let mut blks = [None, None];
+        blks[s] = Some(blk);
+        self.rebuild_phis(blks);
         let range = self.sides[s].data.blocks[blk as usize].insts.clone();
         for i in range {
             let op = self.opcode(s, i);
@@ -242,8 +264,7 @@ impl<'a, 'm> Gen<'a, 'm> {
         self.start[0].insert(left, bb);
         self.start[1].insert(right, bb);
         self.b.position_at_end(bb);
-        self.phis_of(0, left);
-        self.phis_of(1, right);
+        self.rebuild_phis([Some(left), Some(right)]);
         match (self.pad_of(0, left), self.pad_of(1, right)) {
             (Some(p), Some(q)) => {
                 let c = self.copy(0, p);
@@ -454,29 +475,51 @@ impl<'a, 'm> Gen<'a, 'm> {
 
     fn fill_phis(&mut self) -> Result<(), String> {
         let phis = std::mem::take(&mut self.phis);
-        for (p, s, orig) in phis {
+        let mut selects: HashMap<(Value<'m>, Block<'m>), Value<'m>> = HashMap::new();
+        for (p, origin) in phis {
             let here = p.parent_block().ok_or("a phi outside any block")?;
-            let incoming = orig.phi_incoming();
             let preds = self.preds.get(&here).cloned().unwrap_or_default();
             if preds.is_empty() {
                 return Err("a rebuilt phi in a block without predecessors".into());
             }
             for pred in preds {
                 let prov = self.provenance.get(&(pred, here)).copied().unwrap_or([None, None]);
-                let v = match prov[s] {
-                    Some(ob) => {
-                        let ob = self.sides[s].handles.blocks[ob as usize];
-                        let (v, _) = incoming
-                            .iter()
-                            .find(|(_, b)| *b == ob)
-                            .ok_or("a phi without an entry for one of its edges")?;
-                        self.value(s, *v)?
+                let mut vals = [None, None];
+                for s in 0..2 {
+                    if let (Some(orig), Some(ob)) = (origin[s], prov[s]) {
+                        vals[s] = Some(self.incoming(s, orig, ob)?);
                     }
-                    None => p.ty().poison(),
+                }
+                let v = match vals {
+                    [Some(a), Some(b)] if a == b => a,
+                    [Some(a), Some(b)] => match selects.get(&(p, pred)) {
+                        Some(&sel) => sel,
+                        None => {
+                            let term =
+                                pred.terminator().ok_or("a predecessor without terminator")?;
+                            self.b.position_before(term);
+                            let sel = self.b.select(self.id, b, a);
+                            selects.insert((p, pred), sel);
+                            sel
+                        }
+                    },
+                    [Some(a), None] | [None, Some(a)] => a,
+                    [None, None] => p.ty().poison(),
                 };
                 p.phi_add_incoming(v, pred);
             }
         }
         Ok(())
+    }
+
+    /// The merged value phi `orig` of side `s` receives from original block `ob`.
+    fn incoming(&self, s: usize, orig: Value<'m>, ob: u32) -> Result<Value<'m>, String> {
+        let ob = self.sides[s].handles.blocks[ob as usize];
+        let (v, _) = orig
+            .phi_incoming()
+            .into_iter()
+            .find(|(_, b)| *b == ob)
+            .ok_or("a phi without an entry for one of its edges")?;
+        self.value(s, v)
     }
 }
