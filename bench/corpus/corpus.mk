@@ -14,7 +14,7 @@ corpus-fetch:
 	$(CORPUS_PY) --out $(CORPUS_OUT) fetch
 
 corpus: corpus-fetch
-	$(CORPUS_PY) --out $(CORPUS_OUT) build -j$(CORPUS_JOBS) --keep-going
+	$(CORPUS_PY) --out $(CORPUS_OUT) build -j$(CORPUS_JOBS) --keep-going --separate
 
 corpus-quick:
 	$(CORPUS_PY) --out $(CORPUS_OUT) fetch $(CORPUS_QUICK)

@@ -270,7 +270,7 @@ QJS_UPSTREAM_TESTS = [
     "bug488-upstream.js", "bug492.js", "bug493.js", "bug567.js", "bug652.js", "bug741.js", "bug832.js",
     "bug858.js", "bug904.js", "bug988.js", "bug999.js", "callsite-isconstructor.js",
     "callsite-native-position.js", "destructured-export.js", "dynamic_import_rejection_handled.js",
-    "for-await-normal-close.js", "function_source.js", "global-reference-column.js",
+    "fix_set_array_length-uaf.js", "for-await-normal-close.js", "function_source.js", "global-reference-column.js",
     "import-attributes-identity.js", "iterator-filter-leak.js", "iterator-tostringtag-setter.js",
     "null_or_undefined.js", "parse-error-column.js", "reexport-error-module.js",
     "resize_array_buffer_index_valueOf.js", "str-pad-leak.js", "suspended-coroutine-closure-gc.js",
@@ -1250,6 +1250,10 @@ def cmd_list(args) -> int:
                 print(f"         native   {pdir / 'native' / name}")
             if (pdir / "bc").exists():
                 print(f"         per-file {pdir / 'bc'}/ ({s['per_file_bitcode']} .bc files)")
+            if (pdir / "cgu").exists():
+                print(f"         per-CGU  {pdir / 'cgu'}/ ({len(list((pdir / 'cgu').glob('*.bc')))} .bc files)")
+            if (pdir / "separate" / name).exists():
+                print(f"         separate {pdir / 'separate' / name}  (from the modules in {pdir / 'modules.json'})")
             print(f"         expected {pdir / 'expected'}/ ({len(list((pdir / 'expected').glob('*.out')))} cases)")
     return 0
 
