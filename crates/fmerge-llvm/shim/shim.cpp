@@ -384,7 +384,7 @@ static bool hasAbiAttrs(AttributeSet S) {
   for (Attribute::AttrKind K :
        {Attribute::ByVal, Attribute::StructRet, Attribute::InAlloca, Attribute::Preallocated,
         Attribute::ByRef, Attribute::SwiftSelf, Attribute::SwiftError, Attribute::SwiftAsync,
-        Attribute::Nest, Attribute::InReg, Attribute::ElementType})
+        Attribute::Nest, Attribute::InReg, Attribute::ElementType, Attribute::StackAlignment})
     if (S.hasAttribute(K))
       return true;
   return false;
@@ -394,8 +394,10 @@ static bool hasAbiAttrs(AttributeSet S) {
 // the parameter of F1 / F2 that M's parameter k carries (-1: none). Function and return
 // attributes are the intersection of both; a parameter both use gets the intersection of both
 // parameters' attributes; a parameter only one uses gets none (the other passes poison there).
-// Returns 0 and changes nothing if the lists do not intersect or a parameter has an ABI
-// attribute (byval, sret, inreg ...), which fmerge does not merge.
+// Return and parameter attributes that do not intersect are dropped (they are promises the
+// body can do without). Returns 1 on success; otherwise changes nothing and returns -1 if a
+// parameter has an ABI attribute (byval, sret, inreg ...), which fmerge does not merge, -2 if
+// the function attributes do not intersect, -3 if N is not M's parameter count.
 int fm_set_merged_attrs(LLVMValueRef MRef, LLVMValueRef F1Ref, LLVMValueRef F2Ref,
                         const int *Map1, const int *Map2, unsigned N) {
   Function *M = unwrap<Function>(MRef);
@@ -405,26 +407,28 @@ int fm_set_merged_attrs(LLVMValueRef MRef, LLVMValueRef F1Ref, LLVMValueRef F2Re
   AttributeList A1 = F1->getAttributes(), A2 = F2->getAttributes();
   for (unsigned i = 0; i < F1->arg_size(); ++i)
     if (hasAbiAttrs(A1.getParamAttrs(i)))
-      return 0;
+      return -1;
   for (unsigned i = 0; i < F2->arg_size(); ++i)
     if (hasAbiAttrs(A2.getParamAttrs(i)))
-      return 0;
+      return -1;
   auto Fn = A1.getFnAttrs().intersectWith(C, A2.getFnAttrs());
+  if (!Fn)
+    return -2;
   auto Ret = A1.getRetAttrs().intersectWith(C, A2.getRetAttrs());
-  if (!Fn || !Ret || N != M->arg_size())
-    return 0;
+  if (N != M->arg_size())
+    return -3;
   SmallVector<AttributeSet, 8> Params;
   for (unsigned k = 0; k < N; ++k) {
     if (Map1[k] >= 0 && Map2[k] >= 0) {
+      // Attributes that must match but do not (say, two different `initializes` ranges) are
+      // all promises the body may do without: the shared parameter simply carries none.
       auto P = A1.getParamAttrs(Map1[k]).intersectWith(C, A2.getParamAttrs(Map2[k]));
-      if (!P)
-        return 0;
-      Params.push_back(*P);
+      Params.push_back(P ? *P : AttributeSet());
     } else {
       Params.push_back(AttributeSet());
     }
   }
-  M->setAttributes(AttributeList::get(C, *Fn, *Ret, Params));
+  M->setAttributes(AttributeList::get(C, *Fn, Ret ? *Ret : AttributeSet(), Params));
   return 1;
 }
 

@@ -274,15 +274,17 @@ impl<'m> Value<'m> {
 
     /// Gives this function, the merged body of `f1` and `f2`, its attribute list: the
     /// intersection of theirs, with `map1[k]`/`map2[k]` naming the parameter of `f1`/`f2` that
-    /// parameter `k` carries (`None`: not that function's). Returns false, changing nothing, if
-    /// the attributes do not intersect or a parameter has an ABI attribute (byval, sret ...).
+    /// parameter `k` carries (`None`: not that function's); return and parameter attributes
+    /// that do not intersect are dropped. On failure nothing changes and the error says why: a
+    /// parameter has an ABI attribute (byval, sret ...), or the function attributes do not
+    /// intersect.
     pub fn set_merged_attrs(
         self,
         f1: Value<'m>,
         f2: Value<'m>,
         map1: &[Option<u32>],
         map2: &[Option<u32>],
-    ) -> bool {
+    ) -> Result<(), &'static str> {
         assert!(self.is_function() && f1.is_function() && f2.is_function());
         let n = self.params().len();
         assert!(map1.len() == n && map2.len() == n, "one map entry per parameter");
@@ -292,15 +294,14 @@ impl<'m> Value<'m> {
         assert!(m2.iter().all(|&k| k < f2.params().len() as i32));
         // SAFETY: three live functions (checked); both maps have one in-range entry per
         // parameter of `self` (checked above).
-        unsafe {
-            ffi::fm_set_merged_attrs(
-                self.raw(),
-                f1.raw(),
-                f2.raw(),
-                m1.as_ptr(),
-                m2.as_ptr(),
-                n as u32,
-            ) != 0
+        let r = unsafe {
+            ffi::fm_set_merged_attrs(self.raw(), f1.raw(), f2.raw(), m1.as_ptr(), m2.as_ptr(), n as u32)
+        };
+        match r {
+            1 => Ok(()),
+            -1 => Err("a parameter has an ABI attribute (byval, sret, inreg ...)"),
+            -2 => Err("function attributes do not intersect"),
+            _ => Err("parameter maps do not fit the merged function"),
         }
     }
 

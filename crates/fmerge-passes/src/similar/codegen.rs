@@ -166,20 +166,43 @@ impl<'a, 'm> Gen<'a, 'm> {
         self.sides[s].data.insts[i as usize].opcode
     }
 
-    /// Static allocas of both entry blocks go to the merged entry block, one copy per side.
+    /// Static allocas of both entry blocks go to the merged entry block. Only one side runs
+    /// per call, so an alloca of the second function shares the slot of an alloca of the first
+    /// with the same type, alignment and size (in order); the rest get their own.
     fn hoist_allocas(&mut self, entry: Block<'m>) {
         self.b.position_at_end(entry);
-        for s in 0..2 {
-            let Some(first) = self.sides[s].handles.blocks.first() else { continue };
-            for i in first.instructions() {
-                let fixed_size = i.operand(0).is_some_and(|n| n.is_constant());
-                if i.opcode() == Some(opcode::ALLOCA) && fixed_size {
-                    let c = i.clone_instruction();
-                    self.b.insert(c);
-                    self.vmap[s].insert(i, c);
-                    self.hoisted.insert(i);
-                }
+        let static_allocas = |s: usize| -> Vec<(u32, Value<'m>)> {
+            let d = self.sides[s].data;
+            let Some(first) = d.blocks.first() else { return Vec::new() };
+            first
+                .insts
+                .clone()
+                .filter(|&i| d.insts[i as usize].opcode == opcode::ALLOCA)
+                .map(|i| (i, self.inst(s, i)))
+                .filter(|(_, v)| v.operand(0).is_some_and(|n| n.is_constant()))
+                .collect()
+        };
+        let (left, mut right) = (static_allocas(0), static_allocas(1));
+        let shape = |s: usize, i: u32| {
+            let d = self.sides[s].data;
+            (d.insts[i as usize].state, d.ops(i).to_vec())
+        };
+        for (i, v) in left {
+            let c = v.clone_instruction();
+            self.b.insert(c);
+            self.vmap[0].insert(v, c);
+            self.hoisted.insert(v);
+            if let Some(k) = right.iter().position(|&(j, _)| shape(1, j) == shape(0, i)) {
+                let (_, w) = right.remove(k);
+                self.vmap[1].insert(w, c);
+                self.hoisted.insert(w);
             }
+        }
+        for (_, w) in right {
+            let c = w.clone_instruction();
+            self.b.insert(c);
+            self.vmap[1].insert(w, c);
+            self.hoisted.insert(w);
         }
     }
 
@@ -300,13 +323,11 @@ impl<'a, 'm> Gen<'a, 'm> {
             }
             let (mut lefts, mut rights) = (Vec::new(), Vec::new());
             while k < flat.len() && !matches!(flat[k], AlignEntry::Match(..)) {
+                // Hoisted allocas are already in place; unmatched lifetime markers are left out
+                // (they are hints without code, and each would cost a branch here).
                 match flat[k] {
-                    AlignEntry::OnlyLeft(i) if !self.hoisted.contains(&self.inst(0, i)) => {
-                        lefts.push(i)
-                    }
-                    AlignEntry::OnlyRight(j) if !self.hoisted.contains(&self.inst(1, j)) => {
-                        rights.push(j)
-                    }
+                    AlignEntry::OnlyLeft(i) if self.emits_alone(0, i) => lefts.push(i),
+                    AlignEntry::OnlyRight(j) if self.emits_alone(1, j) => rights.push(j),
                     _ => {}
                 }
                 k += 1;
@@ -346,6 +367,12 @@ impl<'a, 'm> Gen<'a, 'm> {
             }
         }
         Ok(())
+    }
+
+    /// Whether an unmatched instruction of a paired block is copied into its side's branch.
+    fn emits_alone(&self, s: usize, i: u32) -> bool {
+        let v = self.inst(s, i);
+        !self.hoisted.contains(&v) && !is_lifetime_marker(v)
     }
 
     /// The merged value standing for original value `v` of side `s`.
@@ -458,6 +485,10 @@ impl<'a, 'm> Gen<'a, 'm> {
                     let (v0, v1) = (self.value(0, ox)?, self.value(1, oy)?);
                     if v0 == v1 {
                         c.set_operand(k, v0);
+                    } else if is_lifetime_marker(c) {
+                        // A lifetime marker needs the alloca itself, not a select of two: on
+                        // `poison` it is a no-op, which is always correct.
+                        c.set_operand(k, v0.ty().poison());
                     } else {
                         self.b.position_before(c);
                         let sel = self.b.select(self.id, v1, v0);
@@ -522,4 +553,10 @@ impl<'a, 'm> Gen<'a, 'm> {
             .ok_or("a phi without an entry for one of its edges")?;
         self.value(s, v)
     }
+}
+
+/// `llvm.lifetime.start` / `llvm.lifetime.end`.
+fn is_lifetime_marker(v: Value<'_>) -> bool {
+    v.opcode() == Some(opcode::CALL)
+        && v.called_value().is_some_and(|c| c.is_function() && c.name().starts_with("llvm.lifetime."))
 }

@@ -303,9 +303,9 @@ fn build_body<'a, 'm>(
     let mut back = [back0, back1];
     back[0].push(None);
     back[1].push(None);
-    if !m.set_merged_attrs(a, b, &back[0], &back[1]) {
+    if let Err(why) = m.set_merged_attrs(a, b, &back[0], &back[1]) {
         module.defer_erase(m);
-        return Err("parameter or function attributes cannot be combined".into());
+        return Err(why.into());
     }
     fold::seal_merged_function(m);
     if m.personality().is_none() {
