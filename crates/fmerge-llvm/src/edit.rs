@@ -295,7 +295,14 @@ impl<'m> Value<'m> {
         // SAFETY: three live functions (checked); both maps have one in-range entry per
         // parameter of `self` (checked above).
         let r = unsafe {
-            ffi::fm_set_merged_attrs(self.raw(), f1.raw(), f2.raw(), m1.as_ptr(), m2.as_ptr(), n as u32)
+            ffi::fm_set_merged_attrs(
+                self.raw(),
+                f1.raw(),
+                f2.raw(),
+                m1.as_ptr(),
+                m2.as_ptr(),
+                n as u32,
+            )
         };
         match r {
             1 => Ok(()),

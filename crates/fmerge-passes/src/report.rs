@@ -60,7 +60,10 @@ pub struct Skipped {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct StageStats {
     pub stage: &'static str,
-    pub seconds: f64,
+    /// Wall time of the stage; left out of reports unless asked for (`Report::timings`), so
+    /// that the same input always gives the same report.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
     pub rounds: usize,
     pub merges: usize,
     pub functions_removed_or_thunked: usize,

@@ -87,6 +87,10 @@ pub struct OptArgs {
     /// Print the report as JSON on stdout instead of the summary.
     #[arg(long)]
     pub json: bool,
+    /// Include each stage's wall time in the JSON report (reports are otherwise identical
+    /// from run to run).
+    #[arg(long)]
+    pub timings: bool,
     /// Do not generate code to measure .text before and after (faster).
     #[arg(long)]
     pub no_measure: bool,

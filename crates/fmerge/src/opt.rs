@@ -47,15 +47,22 @@ pub fn run(args: OptArgs) -> Result<()> {
     } else {
         write_module(&module, &args.output, emit, &target)?;
     }
+    // Reports are deterministic unless timings are asked for.
+    let mut shown = report.clone();
+    if !args.timings {
+        for s in &mut shown.stages {
+            s.seconds = None;
+        }
+    }
     if let Some(path) = &args.report {
-        let json = serde_json::to_vec_pretty(&report)?;
+        let json = serde_json::to_vec_pretty(&shown)?;
         write_atomically(path, &json)
             .with_context(|| format!("writing the report {}", path.display()))?;
     }
     progress.finish();
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&shown)?)?;
     } else if !args.quiet {
         print_summary(&mut out, &report)?;
     }
@@ -75,7 +82,11 @@ fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
         writeln!(
             out,
             "  {:<10} {:>5} merges  {:>6} functions  {:>4} rejected as unprofitable  {:>7.2}s",
-            s.stage, s.merges, s.functions_removed_or_thunked, s.rejected_unprofitable, s.seconds
+            s.stage,
+            s.merges,
+            s.functions_removed_or_thunked,
+            s.rejected_unprofitable,
+            s.seconds.unwrap_or(0.0)
         )?;
     }
     writeln!(out, "  estimated saving: {} bytes", r.estimated_saving())?;

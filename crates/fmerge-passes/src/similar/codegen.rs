@@ -558,5 +558,6 @@ impl<'a, 'm> Gen<'a, 'm> {
 /// `llvm.lifetime.start` / `llvm.lifetime.end`.
 fn is_lifetime_marker(v: Value<'_>) -> bool {
     v.opcode() == Some(opcode::CALL)
-        && v.called_value().is_some_and(|c| c.is_function() && c.name().starts_with("llvm.lifetime."))
+        && v.called_value()
+            .is_some_and(|c| c.is_function() && c.name().starts_with("llvm.lifetime."))
 }

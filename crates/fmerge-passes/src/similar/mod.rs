@@ -70,7 +70,7 @@ pub fn run(module: &mut Module<'_>, target: &Target, opts: &Options, report: &mu
             break;
         }
     }
-    stats.seconds = start.elapsed().as_secs_f64();
+    stats.seconds = Some(start.elapsed().as_secs_f64());
     report.stages.push(stats);
 }
 
