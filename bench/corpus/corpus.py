@@ -17,6 +17,12 @@ Subcommands (see README.md next to this file):
   list                          programs and their artifacts
   report                        Markdown table of module statistics
 
+Global option --target x86_64|aarch64 (default x86_64, or $FMERGE_CORPUS_TARGET):
+aarch64 cross-compiles with clang-22 --target=aarch64-linux-gnu (Debian's
+libc6-dev-arm64-cross + gcc/g++-aarch64-linux-gnu) and cargo --target
+aarch64-unknown-linux-gnu, writes to build/corpus-aarch64, and runs the
+executables under qemu-aarch64 (Debian's qemu-user).
+
 Python 3.11 standard library only.
 """
 
@@ -58,6 +64,24 @@ LLVM_DIS = os.environ.get("FMERGE_LLVM_DIS", "llvm-dis-22")
 
 # Flags shared by every C/C++ compile (bitcode and native reference build).
 BASE_CFLAGS = ["-Os", "-g0", "-w"]
+# Targets.  x86_64 is the host.  Other targets are cross-compiled and their
+# executables run under qemu-user; their reference outputs (expected/) are
+# recorded from their own native cross build, run under the same emulator.
+TARGETS = {
+    "x86_64": {"clang": None, "rust": None, "runner": None, "out": "corpus"},
+    "aarch64": {"clang": "aarch64-linux-gnu", "rust": "aarch64-unknown-linux-gnu",
+                "runner": [os.environ.get("FMERGE_QEMU_AARCH64", "qemu-aarch64"), "-L", "/usr/aarch64-linux-gnu"],
+                "out": "corpus-aarch64"},
+}
+TARGET = os.environ.get("FMERGE_CORPUS_TARGET", "x86_64")
+
+
+def target_flags() -> list[str]:
+    """clang driver flags selecting the target (none for the host)."""
+    t = TARGETS[TARGET]["clang"]
+    return [f"--target={t}"] if t else []
+
+
 # Code generation for a whole-program module: llc's default -O2 pipeline
 # (function attributes such as optsize/minsize come from the module itself).
 LLC_FLAGS = ["-O2", "-relocation-model=pic"]
@@ -72,7 +96,8 @@ def cache_dir() -> Path:
 
 
 def default_out() -> Path:
-    return Path(os.environ.get("FMERGE_CORPUS_OUT", REPO / "build" / "corpus"))
+    """$FMERGE_CORPUS_OUT, else build/corpus (x86_64) or build/corpus-<target>."""
+    return Path(os.environ.get("FMERGE_CORPUS_OUT", REPO / "build" / TARGETS[TARGET]["out"]))
 
 
 def load_crates() -> dict:
@@ -721,10 +746,10 @@ def compile_all(prog: Program, pdir: Path, jobs: int, native: bool) -> float:
         fl = BASE_CFLAGS + subst_flags(flags, prog, gen)
         if native:
             out = pdir / "native" / "obj" / (rel + ".o")
-            cmd = [cc, *fl, "-c", path, "-o", out]
+            cmd = [cc, *target_flags(), *fl, "-c", path, "-o", out]
         else:
             out = pdir / "bc" / (rel + ".bc")
-            cmd = [cc, *fl, "-emit-llvm", "-c", path, "-o", out]
+            cmd = [cc, *target_flags(), *fl, "-emit-llvm", "-c", path, "-o", out]
         out.parent.mkdir(parents=True, exist_ok=True)
         tasks.append((cmd, out))
     t0 = time.time()
@@ -741,16 +766,20 @@ def bc_files(prog: Program, pdir: Path) -> list[Path]:
     return [pdir / "bc" / (rel + ".bc") for _, rel, _ in expand_units(prog)]
 
 
-def link_exe(prog: Program, module: Path, exe: Path, codegen: str = "llc") -> None:
-    """The reference recipe turning a whole-program module into an executable."""
+def link_exe(prog: Program, module: Path, exe: Path, codegen: str = "llc",
+             llc_flags: list[str] = (), link_flags: list[str] = ()) -> None:
+    """The reference recipe turning a whole-program module into an executable.
+    llc_flags are appended to llc's flags, link_flags to the link driver's
+    (e.g. the benchmark harness: -enable-machine-outliner, or
+    -function-sections with --ld-path=ld.lld-22 -Wl,--icf=all)."""
     run([OPT, "-passes=verify", "-disable-output", module])
     exe.parent.mkdir(parents=True, exist_ok=True)
     if codegen == "llc":
         obj = exe.with_name(exe.name + ".o")
-        run([LLC, *LLC_FLAGS, "-filetype=obj", module, "-o", obj])
-        run([prog.linker, obj, "-o", exe, *prog.libs])
+        run([LLC, *LLC_FLAGS, *llc_flags, "-filetype=obj", module, "-o", obj])
+        run([prog.linker, *target_flags(), obj, "-o", exe, *link_flags, *prog.libs])
     elif codegen == "clang-Os":
-        run([prog.linker, "-Os", module, "-o", exe, *prog.libs])
+        run([prog.linker, *target_flags(), "-Os", module, "-o", exe, *link_flags, *prog.libs])
     else:
         raise BuildError(f"unknown codegen mode {codegen}")
 
@@ -771,7 +800,7 @@ def build_c(prog: Program, pdir: Path, jobs: int, native: bool) -> dict:
         log(f"{prog.name}: native reference build")
         times["compile_native_s"] = compile_all(prog, pdir, jobs, native=True)
         objs = [pdir / "native" / "obj" / (rel + ".o") for _, rel, _ in expand_units(prog)]
-        run([prog.linker, *objs, "-o", pdir / "native" / prog.name, *prog.libs])
+        run([prog.linker, *target_flags(), *objs, "-o", pdir / "native" / prog.name, *prog.libs])
     return times
 
 
@@ -787,13 +816,21 @@ def build_rust(prog: Program, pdir: Path, jobs: int, native: bool) -> dict:
         "CARGO_PROFILE_RELEASE_DEBUG": "0",
         "CARGO_PROFILE_RELEASE_INCREMENTAL": "false",
     })
-    cmd = ["cargo", "rustc", "--release", "--locked", f"-j{jobs}", *prog.cargo_args, "--bin", prog.rust_bin,
+    triple = TARGETS[TARGET]["rust"]
+    tgt_args = []
+    if triple:
+        check_rust_target(triple)
+        tgt_args = ["--target", triple]
+        cross_gcc = TARGETS[TARGET]["clang"] + "-gcc"
+        env[f"CARGO_TARGET_{triple.upper().replace('-', '_')}_LINKER"] = cross_gcc
+        env[f"CC_{triple.replace('-', '_')}"] = cross_gcc
+    cmd = ["cargo", "rustc", "--release", "--locked", f"-j{jobs}", *tgt_args, *prog.cargo_args, "--bin", prog.rust_bin,
            "--", "--emit=llvm-bc,link"]
     log(f"{prog.name}: {' '.join(cmd)}")
     t0 = time.time()
     run(cmd, cwd=prog.src, env=env)
     times = {"cargo_s": time.time() - t0}
-    deps = target / "release" / "deps"
+    deps = target / (triple or "") / "release" / "deps"
     bcs = sorted(deps.glob(f"{prog.rust_bin.replace('-', '_')}-*.bc"), key=lambda p: p.stat().st_mtime)
     if not bcs:
         raise BuildError(f"{prog.name}: no bitcode found in {deps}")
@@ -803,7 +840,8 @@ def build_rust(prog: Program, pdir: Path, jobs: int, native: bool) -> dict:
     (pdir / "native").mkdir(exist_ok=True)
     shutil.copy2(exe_native, pdir / "native" / prog.name)
     (pdir / "bc-commands.txt").write_text(
-        "cd %s && %s %s\n" % (prog.src, " ".join(f"{k}={env[k]}" for k in sorted(env) if k.startswith("CARGO_")),
+        "cd %s && %s %s\n" % (prog.src, " ".join(f"{k}={env[k]}" for k in sorted(env)
+                                              if k.startswith(("CARGO_", "CC_"))),
                               " ".join(cmd)))
     t0 = time.time()
     link_exe(prog, module, pdir / prog.name)
@@ -819,6 +857,8 @@ def build_rust_cgu(prog: Program, pdir: Path, jobs: int) -> dict:
     units per crate, the optimised bitcode of every codegen unit of every
     crate linked into the program (std stays native: the sysroot rlibs).
     Writes <pdir>/cgu/*.bc and <pdir>/modules.json."""
+    if TARGETS[TARGET]["rust"]:
+        raise BuildError(f"{prog.name}: the per-codegen-unit flavour is only implemented for x86_64")
     env = cargo_env()
     env.update({
         "CARGO_TARGET_DIR": str(pdir / "cargo-target-cgu"),
@@ -873,6 +913,15 @@ def build_rust_cgu(prog: Program, pdir: Path, jobs: int) -> dict:
     return {"cargo_cgu_s": time.time() - t0}
 
 
+def check_rust_target(triple: str) -> None:
+    p = subprocess.run(["rustc", "--print", "target-libdir", "--target", triple], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    libdir = Path(p.stdout.strip()) if p.returncode == 0 else None
+    if libdir is None or not any(libdir.glob("libstd-*.rlib")):
+        raise BuildError(f"Rust standard library for {triple} is not installed "
+                         f"(`rustup target add {triple}`)")
+
+
 def write_manifest(pdir: Path, dirname: str, modules: list[str], archives: list[str], libs: list[str]) -> None:
     (pdir / "modules.json").write_text(json.dumps(
         {"dir": dirname, "modules": modules, "archives": archives, "libs": libs}, indent=1) + "\n")
@@ -897,7 +946,7 @@ def link_modules(prog: Program, pdir: Path, exe: Path, mdir: Path | None = None,
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
         objs = list(ex.map(llc, man["modules"]))
     group = ["-Wl,--start-group", *man["archives"], "-Wl,--end-group"] if man["archives"] else []
-    run([prog.linker, *objs, *group, "-o", exe, *man["libs"]])
+    run([prog.linker, *target_flags(), *objs, *group, "-o", exe, *man["libs"]])
     text = 0
     for i in range(0, len(objs), 200):
         out = run([LLVM_SIZE, "-A", *objs[i:i + 200]]).stdout.decode()
@@ -1119,7 +1168,14 @@ def smoke(prog: Program, exe: Path, out: Path, record: bool = False, verbose: bo
         # containing argv[0] do not depend on where the executable lives
         link = tmp / "bin" / prog.name
         link.parent.mkdir()
-        link.symlink_to(exe)
+        runner = TARGETS[TARGET]["runner"]
+        if runner:
+            # an emulator wrapper; -0 keeps argv[0] the same as with the symlink
+            link.write_text("#!/bin/sh\nexec %s -0 \"$0\" %s \"$@\"\n"
+                            % (" ".join(map(shlex.quote, runner)), shlex.quote(str(exe))))
+            link.chmod(0o755)
+        else:
+            link.symlink_to(exe)
         ctx = {"exe": str(link), "tmp": str(tmp), "data": str(SMOKE_DATA / prog.name), "src": str(prog.src)}
         reps = [(str(link), "{exe}"), (str(tmp), "{tmp}"), (str(SMOKE_DATA / prog.name), "{data}"),
                 (str(prog.src), "{src}")]
@@ -1178,7 +1234,7 @@ def cmd_smoke(args) -> int:
         with tempfile.TemporaryDirectory(prefix="fmerge-link-") as td:
             exe = Path(td) / prog.name
             try:
-                link_exe(prog, Path(args.bc).resolve(), exe, args.codegen)
+                link_exe(prog, Path(args.bc).resolve(), exe, args.codegen, args.llc_flag, args.link_flag)
             except BuildError as e:
                 log(str(e))
                 return 3
@@ -1210,7 +1266,8 @@ def cmd_link_modules(args) -> int:
 def cmd_link(args) -> int:
     prog = get_program(args.program)
     try:
-        link_exe(prog, Path(args.input).resolve(), Path(args.o).resolve(), args.codegen)
+        link_exe(prog, Path(args.input).resolve(), Path(args.o).resolve(), args.codegen, args.llc_flag,
+                 args.link_flag)
     except BuildError as e:
         log(str(e))
         return 1
@@ -1285,8 +1342,12 @@ def cmd_report(args) -> int:
 
 
 def main(argv=None) -> int:
+    global TARGET
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=str(default_out()), help="output dir (default: %(default)s)")
+    ap.add_argument("--out", help="output dir (default: build/corpus, build/corpus-aarch64 for --target aarch64, "
+                    "or $FMERGE_CORPUS_OUT)")
+    ap.add_argument("--target", choices=sorted(TARGETS), default=TARGET,
+                    help="target architecture (default: %(default)s; $FMERGE_CORPUS_TARGET)")
     sp = ap.add_subparsers(dest="cmd", required=True)
     f = sp.add_parser("fetch")
     f.add_argument("programs", nargs="*")
@@ -1308,6 +1369,9 @@ def main(argv=None) -> int:
     g.add_argument("--modules-dir", help="separate compilation: link the modules of modules.json found in this "
                    "directory first (same recipe as `link-modules`)")
     s.add_argument("--codegen", choices=["llc", "clang-Os"], default="llc")
+    s.add_argument("--llc-flag", action="append", default=[], help="with --bc: extra llc-22 flag (repeatable; "
+                   "write --llc-flag=-X)")
+    s.add_argument("--link-flag", action="append", default=[], help="with --bc: extra link driver flag (repeatable)")
     s.add_argument("-v", "--verbose", action="store_true")
     s.add_argument("--record", action="store_true",
                    help="re-record the reference outputs (with --exe, or the native build) instead of comparing")
@@ -1316,6 +1380,8 @@ def main(argv=None) -> int:
     lk.add_argument("input")
     lk.add_argument("-o", required=True)
     lk.add_argument("--codegen", choices=["llc", "clang-Os"], default="llc")
+    lk.add_argument("--llc-flag", action="append", default=[], help="extra llc-22 flag (repeatable; write --llc-flag=-X)")
+    lk.add_argument("--link-flag", action="append", default=[], help="extra link driver flag (repeatable)")
     lm = sp.add_parser("link-modules")
     lm.add_argument("program")
     lm.add_argument("--dir", help="directory holding the modules named in modules.json (default: the build's)")
@@ -1328,7 +1394,8 @@ def main(argv=None) -> int:
     sp.add_parser("list")
     sp.add_parser("report", help="Markdown table of module statistics")
     args = ap.parse_args(argv)
-    args.out = str(Path(args.out).resolve())  # commands run in the crate source dirs
+    TARGET = args.target
+    args.out = str(Path(args.out or default_out()).resolve())  # commands run in the crate source dirs
     try:
         return {"fetch": cmd_fetch, "build": cmd_build, "smoke": cmd_smoke, "link": cmd_link,
                 "stats": cmd_stats, "list": cmd_list, "link-modules": cmd_link_modules,

@@ -1,0 +1,43 @@
+# Makefile fragment for the side-by-side benchmark (bench/harness.py); included by the
+# top-level Makefile after bench/corpus/corpus.mk.
+#
+#   make bench        all nine programs, x86-64 and AArch64; refreshes bench/RESULTS.md
+#   make bench-quick  lua and bzip2, x86-64 and AArch64 (results in bench/results/<date>-quick)
+#
+# Both build fmerge (release) and whatever corpus modules are missing first; a corpus
+# program is built once (its stats.json marks a finished build) and reused afterwards.
+
+BENCH_PY        ?= python3 bench/harness.py
+BENCH_PROGRAMS  ?= sqlite lua quickjs zstd bzip2 xz leveldb fd tokei
+BENCH_QUICK     ?= lua bzip2
+BENCH_TARGETS   ?= x86_64 aarch64
+BENCH_ARGS      ?=
+CORPUS_A64_OUT  ?= build/corpus-aarch64
+
+.PHONY: bench bench-quick bench-setup bench-fmerge
+
+## Cross toolchain (AArch64 headers, libraries, binutils), qemu-user and Rust's aarch64 std.
+bench-setup: setup
+	@bench/setup-cross.sh
+
+bench-fmerge: setup
+	$(CARGO) build --release -p fmerge
+
+# one finished corpus build per program and target; a failed build does not stop the
+# benchmark (the harness then records the program's rows as errors)
+$(CORPUS_OUT)/%/stats.json:
+	$(CORPUS_PY) --out $(CORPUS_OUT) build -j$(CORPUS_JOBS) $* || echo "bench: corpus build of $* failed" >&2
+
+$(CORPUS_A64_OUT)/%/stats.json: | bench-setup
+	$(CORPUS_PY) --target aarch64 --out $(CORPUS_A64_OUT) build -j$(CORPUS_JOBS) $* || echo "bench: aarch64 corpus build of $* failed" >&2
+
+bench_modules = $(foreach p,$(1),$(if $(filter x86_64,$(BENCH_TARGETS)),$(CORPUS_OUT)/$(p)/stats.json) \
+                                 $(if $(filter aarch64,$(BENCH_TARGETS)),$(CORPUS_A64_OUT)/$(p)/stats.json))
+
+bench: bench-setup bench-fmerge
+	$(MAKE) --no-print-directory $(call bench_modules,$(BENCH_PROGRAMS))
+	$(BENCH_PY) run --programs $(BENCH_PROGRAMS) --targets $(BENCH_TARGETS) --publish $(BENCH_ARGS)
+
+bench-quick: bench-setup bench-fmerge
+	$(MAKE) --no-print-directory $(call bench_modules,$(BENCH_QUICK))
+	$(BENCH_PY) run --quick --programs $(BENCH_QUICK) --targets $(BENCH_TARGETS) $(BENCH_ARGS)
