@@ -14,6 +14,8 @@ BENCH_TARGETS   ?= x86_64 aarch64
 BENCH_ARGS      ?=
 CORPUS_A64_OUT  ?= build/corpus-aarch64
 
+BENCH_CORPUS    = --corpus x86_64=$(CORPUS_OUT) --corpus aarch64=$(CORPUS_A64_OUT)
+
 .PHONY: bench bench-quick bench-setup bench-fmerge
 
 ## Cross toolchain (AArch64 headers, libraries, binutils), qemu-user and Rust's aarch64 std.
@@ -36,8 +38,8 @@ bench_modules = $(foreach p,$(1),$(if $(filter x86_64,$(BENCH_TARGETS)),$(CORPUS
 
 bench: bench-setup bench-fmerge
 	$(MAKE) --no-print-directory $(call bench_modules,$(BENCH_PROGRAMS))
-	$(BENCH_PY) run --programs $(BENCH_PROGRAMS) --targets $(BENCH_TARGETS) --publish $(BENCH_ARGS)
+	$(BENCH_PY) run --programs $(BENCH_PROGRAMS) --targets $(BENCH_TARGETS) $(BENCH_CORPUS) --publish $(BENCH_ARGS)
 
 bench-quick: bench-setup bench-fmerge
 	$(MAKE) --no-print-directory $(call bench_modules,$(BENCH_QUICK))
-	$(BENCH_PY) run --quick --programs $(BENCH_QUICK) --targets $(BENCH_TARGETS) $(BENCH_ARGS)
+	$(BENCH_PY) run --quick --programs $(BENCH_QUICK) --targets $(BENCH_TARGETS) $(BENCH_CORPUS) $(BENCH_ARGS)

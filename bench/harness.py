@@ -108,6 +108,7 @@ def rel(p) -> str:
 
 
 def qcmd(cmd) -> str:
+    cmd = ["python3" if str(c) == sys.executable else c for c in cmd]
     return " ".join(shlex.quote(rel(c)) for c in cmd)
 
 
@@ -166,8 +167,9 @@ def fmt_s(x) -> str:
 
 
 class Bench:
-    def __init__(self, program: str, target: str, configs: list[str], smoke: bool):
+    def __init__(self, program: str, target: str, configs: list[str], smoke: bool, corpus_out: Path):
         self.p, self.t = program, target
+        self.corpus_out = corpus_out
         self.configs = configs
         self.do_smoke = smoke
         self.dir = WORK / target / program
@@ -179,7 +181,7 @@ class Bench:
         self.oz_s: float | None = None
 
     def corpus(self, *args) -> list[str]:
-        return [sys.executable, CORPUS_PY, "--target", self.t, *args]
+        return [sys.executable, CORPUS_PY, "--target", self.t, "--out", self.corpus_out, *args]
 
     def row(self, config: str, **kw) -> dict:
         c = CONFIG[config]
@@ -230,7 +232,7 @@ class Bench:
         return int(j["text_bytes"])
 
     def run_all(self) -> list[dict]:
-        src = CORPUS_OUT[self.t] / self.p / f"{self.p}.bc"
+        src = self.corpus_out / self.p / f"{self.p}.bc"
         if not (src.exists() and (src.parent / "stats.json").exists()):
             how = f"python3 bench/corpus/corpus.py --target {self.t} build {self.p}"
             self.fail_all(f"corpus module {rel(src)} missing (not built: `{how}`)")
@@ -348,7 +350,7 @@ class Bench:
         r["process_s"] = fmt_s(dt)
         if cfg.icf:
             ev = json.loads(trace.read_text()).get("traceEvents", [])
-            icf_us = sum(e.get("dur", 0) for e in ev if e.get("name") == "ICF" and e.get("ph") == "X")
+            icf_us = sum(e.get("dur", 0) for e in ev if e.get("name") == "Total ICF")
             r["merge_s"] = fmt_s(icf_us / 1e6 + self.merge_s.get(cfg.base, 0.0))
         r["text_bytes"] = text_of(exe)
         r["verify"] = self.verify.get(cfg.base, "n/a")
@@ -410,7 +412,7 @@ def environment() -> dict:
         "fmerge_sources_dirty": bool(dirty),
         "fmerge_dirty_files": dirty.splitlines(),
         "fmerge_version": sh([FMERGE, "--version"]),
-        "llvm": (sh([OPT, "--version"]).splitlines() or [""])[1].strip() if sh([OPT, "--version"]) else "",
+        "llvm": next((l.strip() for l in sh([OPT, "--version"]).splitlines() if "LLVM version" in l), ""),
         "rustc": (sh(["rustc", "-vV"]).splitlines() or [""])[0],
         "qemu": (sh(["qemu-aarch64", "--version"]).splitlines() or [""])[0],
         "machine": f"{osname}, {os.cpu_count()} cores ({cpu}), {mem}, {platform.machine()}",
@@ -606,8 +608,11 @@ def render_md(rows: list[dict], meta: dict, outdir: Path, chart_prefix: str = ""
     return "\n".join(L)
 
 
-PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-           "#9c755f", "#bab0ac", "#1b9e77", "#7570b3", "#d95f02"]
+# one colour per configuration: LLVM's mergers blue/orange, fmerge greens, outliner purples, ICF rows
+# grey/red/brown
+COLOURS = {"mergefunc": "#4e79a7", "gmf": "#f28e2b", "fmerge-id": "#a6d96a", "fmerge-idc": "#66bd63",
+           "fmerge": "#1a9850", "fmerge-wp": "#006837", "outliner": "#c2a5cf", "fmerge+outliner": "#762a83",
+           "icf": "#9e9e9e", "gmf+icf": "#e15759", "fmerge+icf": "#8c564b"}
 
 
 def esc(s: str) -> str:
@@ -632,7 +637,7 @@ def render_svg(rows: list[dict], target: str) -> str:
     gw = bw * len(configs) + gap
     left, top, ph = 64, 56, 300
     legend_rows = -(-len(configs) // 5)
-    width = left + gw * max(1, len(programs)) + 20
+    width = max(left + gw * max(1, len(programs)) + 20, 980)
     height = top + ph + 40 + 20 * legend_rows + 16
 
     def y(v: float) -> float:
@@ -661,7 +666,7 @@ def render_svg(rows: list[dict], target: str) -> str:
                 val = vals[(p, c)]
                 y1, y2 = sorted((y(0), y(val)))
                 o.append(f'<rect x="{x:.1f}" y="{y1:.1f}" width="{bw - 1}" height="{max(y2 - y1, 0.5):.1f}" '
-                         f'fill="{PALETTE[j % len(PALETTE)]}"><title>{esc(p)} {esc(c)}: {-val:+.3f}% '
+                         f'fill="{COLOURS.get(c, "#333")}"><title>{esc(p)} {esc(c)}: {-val:+.3f}% '
                          f'({esc(r["text_bytes"])} bytes)</title></rect>')
                 if not correct(r):
                     o.append(f'<text x="{x + bw / 2 - 0.5:.1f}" y="{min(y1, y(0)) - 3:.1f}" text-anchor="middle" '
@@ -674,7 +679,7 @@ def render_svg(rows: list[dict], target: str) -> str:
     for j, c in enumerate(configs):
         lx = left + (j % 5) * 150
         yy = ly + (j // 5) * 20
-        o.append(f'<rect x="{lx}" y="{yy - 9}" width="10" height="10" fill="{PALETTE[j % len(PALETTE)]}"/>')
+        o.append(f'<rect x="{lx}" y="{yy - 9}" width="10" height="10" fill="{COLOURS.get(c, "#333")}"/>')
         o.append(f'<text x="{lx + 14}" y="{yy}">{esc(c)}</text>')
     o.append("</svg>")
     return "\n".join(o) + "\n"
@@ -719,6 +724,12 @@ def cmd_run(args) -> int:
         if b and b not in configs:
             configs.insert(0, b)
     configs = [c.name for c in CONFIGS if c.name in configs]
+    corpus_out = dict(CORPUS_OUT)
+    for spec in args.corpus or []:
+        t, _, d = spec.partition("=")
+        if t not in TARGETS or not d:
+            raise SystemExit(f"--corpus wants TARGET=DIR with TARGET one of {', '.join(TARGETS)}")
+        corpus_out[t] = Path(d).resolve()
     date = datetime.date.today().isoformat()
     outdir = Path(args.out) if args.out else HERE / "results" / (date + ("-quick" if args.quick else ""))
     outdir.mkdir(parents=True, exist_ok=True)
@@ -733,7 +744,7 @@ def cmd_run(args) -> int:
         for p in programs:
             tp = time.time()
             log(f"=== {t} {p}")
-            rows += Bench(p, t, configs, not args.no_smoke).run_all()
+            rows += Bench(p, t, configs, not args.no_smoke, corpus_out[t]).run_all()
             log(f"=== {t} {p}: {time.time() - tp:.0f} s")
             write_csv(rows, outdir / "results.csv")
     meta["wall_min"] = f"{(time.time() - t0) / 60:.1f}"
@@ -759,6 +770,8 @@ def main(argv=None) -> int:
     r.add_argument("--configs", nargs="+", help="configurations (default: all): " + " ".join(CONFIG))
     r.add_argument("--out", help="results directory (default: bench/results/<date>[-quick])")
     r.add_argument("--no-smoke", action="store_true")
+    r.add_argument("--corpus", action="append", metavar="TARGET=DIR",
+                   help="corpus output directory of a target (default: build/corpus, build/corpus-aarch64)")
     r.add_argument("--publish", action="store_true", help="also copy the results to bench/RESULTS.md and charts")
     g = sp.add_parser("render", help="rewrite results.md and the charts from results.csv")
     g.add_argument("dir")
