@@ -70,3 +70,76 @@ mod tests {
         assert_eq!(judge(100, 100, 0.0), Verdict::Reject);
     }
 }
+
+/// Predicts the TTI units of the merged body an alignment would produce, without building it:
+/// matched pairs cost the dearer of the two plus one `select` per operand pair that is not
+/// obviously the same value; unmatched runs cost their instructions plus the branches of their
+/// diamond; unpaired blocks cost their instructions. `cf`/`cg` are the per-instruction TTI
+/// units of `f`/`g` in layout order. Used to skip pairs that cannot pay before spending time
+/// on code generation; the built body is priced again.
+pub fn predict_merged_units(
+    f: &crate::ir::FuncData,
+    g: &crate::ir::FuncData,
+    align: &crate::align::FunctionAlignment,
+    cf: &[i64],
+    cg: &[i64],
+) -> i64 {
+    use crate::align::{AlignEntry, BlockAlignment};
+    use crate::ir::Operand;
+    use std::collections::HashMap;
+    let mut matched: HashMap<u32, u32> = HashMap::new();
+    let mut paired: HashMap<u32, u32> = HashMap::new();
+    for b in &align.blocks {
+        if let BlockAlignment::Paired { left, right, insts } = b {
+            paired.insert(*left, *right);
+            for e in insts {
+                if let AlignEntry::Match(i, j) = *e {
+                    matched.insert(i, j);
+                }
+            }
+        }
+    }
+    let same = |x: Operand, y: Operand| match (x, y) {
+        (Operand::Inst(a), Operand::Inst(b)) => matched.get(&a) == Some(&b),
+        (Operand::Block(a), Operand::Block(b)) => paired.get(&a) == Some(&b),
+        (Operand::Arg(a), Operand::Arg(b)) => a == b,
+        _ => x == y,
+    };
+    let cost = |c: &[i64], i: u32| c.get(i as usize).copied().unwrap_or(1);
+    let block_cost = |d: &crate::ir::FuncData, c: &[i64], b: u32| -> i64 {
+        d.blocks[b as usize].insts.clone().map(|i| cost(c, i)).sum()
+    };
+    let mut units = 1; // the entry's branch on the function identifier
+    for b in &align.blocks {
+        match b {
+            BlockAlignment::OnlyLeft(x) => units += block_cost(f, cf, *x),
+            BlockAlignment::OnlyRight(y) => units += block_cost(g, cg, *y),
+            BlockAlignment::Paired { insts, .. } => {
+                let mut in_run = false;
+                for e in insts {
+                    match *e {
+                        AlignEntry::Match(i, j) => {
+                            in_run = false;
+                            units += cost(cf, i).max(cost(cg, j));
+                            units += f
+                                .ops(i)
+                                .iter()
+                                .zip(g.ops(j))
+                                .filter(|&(&x, &y)| !same(x, y))
+                                .count() as i64;
+                        }
+                        AlignEntry::OnlyLeft(i) => {
+                            units += cost(cf, i) + if in_run { 0 } else { 2 };
+                            in_run = true;
+                        }
+                        AlignEntry::OnlyRight(j) => {
+                            units += cost(cg, j) + if in_run { 0 } else { 2 };
+                            in_run = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    units
+}

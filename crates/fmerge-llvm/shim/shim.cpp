@@ -439,8 +439,10 @@ int fm_set_merged_attrs(LLVMValueRef MRef, LLVMValueRef F1Ref, LLVMValueRef F2Re
 // path such a value is undefined, but only ever reaches a `select` on the function identifier
 // that picks the other operand. Returns the number of values repaired, or -1 when a value
 // cannot be repaired this way (an `invoke` result, whose uses in its own normal destination's
-// phis would read the slot before the store). Erases only instructions it created itself.
-int fm_repair_dominance(LLVMValueRef FnRef) {
+// phis would read the slot before the store), -2 when the repair would be too costly (more than
+// MaxRepairs + size/16 values, or a body more than twice as large). Erases only instructions
+// it created itself; on -2 the body may be left half repaired (callers discard it).
+int fm_repair_dominance(LLVMValueRef FnRef, unsigned MaxRepairs) {
   Function *F = unwrap<Function>(FnRef);
   DominatorTree DT(*F);
   SmallVector<Instruction *, 16> Bad;
@@ -467,6 +469,12 @@ int fm_repair_dominance(LLVMValueRef FnRef) {
   for (Instruction *I : Bad)
     if (isa<InvokeInst>(I) || isa<CallBrInst>(I) || I->isEHPad() || I->getType()->isTokenTy())
       return -1;
+  // Every repaired value becomes a web of phis across the joins between its definition and its
+  // uses. Past a point that costs more code (and far more compile time) than merging saves:
+  // give up early when many values need it, or when the phis more than double the body.
+  size_t Before = F->getInstructionCount();
+  if (Bad.size() > MaxRepairs + Before / 16)
+    return -2;
   SmallVector<AllocaInst *, 16> Slots;
   BasicBlock::iterator Where = F->getEntryBlock().getFirstInsertionPt();
   for (Instruction *I : Bad)
@@ -481,6 +489,8 @@ int fm_repair_dominance(LLVMValueRef FnRef) {
     DominatorTree DT2(*F);
     PromoteMemToReg(Promotable, DT2);
   }
+  if (F->getInstructionCount() > 2 * Before + 64)
+    return -2;
   return (int)Bad.size();
 }
 

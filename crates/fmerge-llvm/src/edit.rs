@@ -314,14 +314,20 @@ impl<'m> Value<'m> {
 
     /// Demotes values whose uses this function's definitions no longer dominate (after a merged
     /// body was stitched together) and promotes them back to SSA form. Returns how many values
-    /// were repaired, or `None` if one cannot be (an `invoke` result, an EH pad, a token).
-    /// Only instructions the repair itself created are erased, so handles stay valid.
-    pub fn repair_dominance(self) -> Option<usize> {
+    /// were repaired. Fails when a value cannot be repaired this way (an `invoke` result, an EH
+    /// pad, a token), or when the repair would cost too much: more than `max_repairs` (plus one
+    /// per 16 instructions) values, or a body that more than doubles; the function must then be
+    /// discarded. Only instructions the repair itself created are erased, so handles stay valid.
+    pub fn repair_dominance(self, max_repairs: u32) -> Result<usize, &'static str> {
         assert!(self.is_function() && !self.is_declaration());
         // SAFETY: a live function definition (checked); see the doc comment for why no handle
         // can dangle.
-        let n = unsafe { ffi::fm_repair_dominance(self.raw()) };
-        usize::try_from(n).ok()
+        let n = unsafe { ffi::fm_repair_dominance(self.raw(), max_repairs) };
+        match n {
+            -1 => Err("a value defined on one path cannot reach its uses"),
+            n if n < 0 => Err("repairing dominance would blow up the merged body"),
+            n => Ok(n as usize),
+        }
     }
 
     /// Drops the debug-info attachment and all debug locations of a function.

@@ -55,7 +55,7 @@ unsafe extern "C" {
         map2: *const i32,
         n: u32,
     ) -> i32;
-    pub fn fm_repair_dominance(f: LLVMValueRef) -> i32;
+    pub fn fm_repair_dominance(f: LLVMValueRef, max_repairs: u32) -> i32;
     pub fn fm_blocks_address_taken(f: LLVMValueRef) -> i32;
     pub fn fm_verify_function(f: LLVMValueRef, msg: *mut u8, cap: usize) -> i32;
     pub fn fm_strip_function_debug_info(f: LLVMValueRef);

@@ -240,6 +240,11 @@ impl<'c> Module<'c> {
     /// Queues a function for erasure at the next [`Module::sweep`]. The caller must already have
     /// redirected its uses (it is erased only if it then has none).
     pub fn defer_erase(&self, f: Value<'_>) {
+        // Until the sweep it stays in the module, which must remain valid IR (it may be copied
+        // or verified meanwhile): a body-less function has to be an external declaration.
+        if f.is_declaration() && crate::value::is_local_linkage(f.linkage()) {
+            f.set_linkage(llvm_sys::LLVMLinkage::LLVMExternalLinkage);
+        }
         self.doomed.borrow_mut().push(f.raw());
     }
 

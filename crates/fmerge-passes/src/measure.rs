@@ -19,6 +19,14 @@ impl Sizes {
             return Ok(Sizes { by_symbol: BTreeMap::new() });
         }
         let subset = module.subset(fns);
+        if let Some(dir) = std::env::var_os("FMERGE_DEBUG_SUBSETS") {
+            static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let _ = std::fs::write(
+                std::path::Path::new(&dir).join(format!("subset{n}.bc")),
+                subset.to_bitcode(),
+            );
+        }
         let obj = target.emit_object_consuming(subset)?;
         Ok(Sizes { by_symbol: measure_object(&obj)?.functions })
     }

@@ -11,6 +11,7 @@ use crate::report::{Disposal, Member};
 use fmerge_core::profit;
 use fmerge_llvm::{Module, Target, Value, cost};
 
+#[derive(Clone)]
 pub struct Proposal<'m> {
     pub members: Vec<Value<'m>>,
     pub body: Value<'m>,
@@ -120,8 +121,28 @@ pub fn measured_savings(
         }
         probes.push(ps);
     }
-    let sizes = Sizes::of(module, target, &originals)
-        .and_then(|before| Sizes::of(module, target, &new_fns).map(|after| (before, after)));
+    let t0 = std::time::Instant::now();
+    let before = Sizes::of(module, target, &originals);
+    let t1 = std::time::Instant::now();
+    let after = Sizes::of(module, target, &new_fns);
+    if std::env::var_os("FMERGE_DEBUG_MEASURE").is_some() {
+        eprintln!(
+            "measure: {} originals {:.2}s, {} new {:.2}s",
+            originals.len(),
+            (t1 - t0).as_secs_f64(),
+            new_fns.len(),
+            t1.elapsed().as_secs_f64()
+        );
+    }
+    if std::env::var_os("FMERGE_DEBUG_MEASURE").is_some() {
+        if let Err(e) = &before {
+            eprintln!("measure: originals failed: {e}");
+        }
+        if let Err(e) = &after {
+            eprintln!("measure: new failed: {e}");
+        }
+    }
+    let sizes = before.and_then(|b| after.map(|a| (b, a)));
     let result = proposals
         .iter()
         .zip(&probes)

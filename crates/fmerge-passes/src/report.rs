@@ -64,6 +64,9 @@ pub struct StageStats {
     /// that the same input always gives the same report.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seconds: Option<f64>,
+    /// Where the time went (seconds per phase), with the same rule as `seconds`.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub breakdown: std::collections::BTreeMap<&'static str, f64>,
     pub rounds: usize,
     pub merges: usize,
     pub functions_removed_or_thunked: usize,
@@ -87,6 +90,13 @@ pub struct Report {
     pub merges: Vec<MergeRecord>,
     pub rejected: Vec<Rejected>,
     pub skipped: Vec<Skipped>,
+}
+
+impl StageStats {
+    /// Adds the time since `since` to phase `phase`.
+    pub fn add_time(&mut self, phase: &'static str, since: std::time::Instant) {
+        *self.breakdown.entry(phase).or_default() += since.elapsed().as_secs_f64();
+    }
 }
 
 impl Report {

@@ -52,6 +52,7 @@ pub fn run(args: OptArgs) -> Result<()> {
     if !args.timings {
         for s in &mut shown.stages {
             s.seconds = None;
+            s.breakdown.clear();
         }
     }
     if let Some(path) = &args.report {

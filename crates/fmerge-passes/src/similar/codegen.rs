@@ -40,6 +40,10 @@ use fmerge_llvm::lower::FuncHandles;
 use fmerge_llvm::{Block, Builder, Module, Value};
 use std::collections::{HashMap, HashSet};
 
+/// Values a merged body may have to carry across joins through new phis (plus one per 16
+/// instructions) before the merge is abandoned as too costly.
+const MAX_REPAIRS: u32 = 64;
+
 /// One original function as code generation sees it.
 pub struct Side<'a, 'm> {
     pub data: &'a FuncData,
@@ -124,7 +128,7 @@ pub fn build<'a, 'm>(
     g.fix_operands()?;
     g.fill_phis()?;
     m.strip_debug_info();
-    m.repair_dominance().ok_or("a value defined on one path cannot reach its uses")?;
+    m.repair_dominance(MAX_REPAIRS)?;
     m.verify_function().map_err(|e| format!("merged body does not verify: {}", e.trim()))
 }
 

@@ -1,22 +1,26 @@
 //! Similar-function merging (F3M search, HyFM alignment, SalSSA-style code generation).
 //!
 //! Per round:
-//! 1. Lower the module. Functions whose traits rule out a merged body or a thunk sit out
+//! 1. Lower the module once. Functions whose traits rule out a merged body or a thunk sit out
 //!    (varargs, musttail, blockaddress, callbr, funclet EH, swifterror, GC, prefix data,
 //!    taking their own address, token values), as do functions no bigger than a thunk.
 //! 2. Fingerprint every candidate with a MinHash signature over shingles of its encoded
 //!    instructions and index them with LSH (F3M; band count and similarity threshold adapt to
 //!    the number of functions), so partners are found without comparing all pairs.
-//! 3. Largest functions first: query the index for the most similar partners not yet used
-//!    this round; for each (best first) check that the two may share a body (return type,
+//! 3. Largest functions first (a worklist): query the index for the most similar live
+//!    partners; for each, best first, check that the two may share a body (return type,
 //!    function attributes, calling convention, GC, section, personality), align them (HyFM
-//!    block pairing with Needleman–Wunsch inside blocks), build the merged body
-//!    ([`codegen`]), and price it. The first partner whose estimate is not a clear loss is
-//!    taken; failures and clear losses are remembered so later rounds do not retry them.
-//! 4. Settle close estimates by compiling all candidates of the round in one batch, commit
-//!    the winners (thunks or rewritten call sites), erase the losers.
-//! 5. Merged bodies are ordinary functions in the next round, so they can merge again
-//!    (three or more similar functions end up sharing one body).
+//!    block pairing with Needleman–Wunsch inside blocks), *predict* the merged body's cost from
+//!    the alignment and skip pairs that cannot pay, then build the body ([`codegen`]) and
+//!    price it with TTI. Failures and losses are remembered so they are not retried.
+//! 4. A clear gain is committed at once (thunks or rewritten call sites). The merged body is
+//!    lowered, indexed and put at the front of the worklist, so it can merge again (three or
+//!    more similar functions end up sharing one body). Functions whose call sites were
+//!    rewritten are stale for the rest of the round and sit out.
+//! 5. Close calls wait in a bounded batch that is settled by compiling it (one code generation
+//!    for the whole batch), then committed or erased.
+//!
+//! Rounds repeat (with a sweep in between) while they merge something.
 
 pub mod codegen;
 pub mod params;
@@ -26,25 +30,27 @@ use crate::options::Options;
 use crate::proposal::{self, Proposal};
 use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
 use codegen::Side;
-use fmerge_core::align::{AlignConfig, align_blocks};
+use fmerge_core::align::{AlignConfig, FunctionAlignment, align_blocks};
 use fmerge_core::compare::Walk;
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::lsh::{LshConfig, LshIndex};
 use fmerge_core::minhash::{MinHashConfig, MinHasher};
-use fmerge_core::profit;
-use fmerge_core::rank::{CandidateSearch, FuncKey};
-use fmerge_llvm::lower::lower_module;
+use fmerge_core::profit::{self, Verdict};
+use fmerge_core::rank::{CandidateSearch, FuncKey, Worklist};
+use fmerge_llvm::lower::{LoweredModule, lower_module};
 use fmerge_llvm::{Module, Target, Value, cost};
 use params::ParamMap;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 const STAGE: &str = "similar";
-const MAX_ROUNDS: usize = 6;
+const MAX_ROUNDS: usize = 4;
 /// Partners tried per function (F3M's exploration threshold).
 const EXPLORE: usize = 3;
 /// Pairs whose alignment shares less than this fraction of instructions are not tried.
 const MIN_ALIGNMENT: f64 = 0.3;
+/// Close calls settled together by one code generation.
+const BATCH: usize = 48;
 
 /// Traits that rule out a merged body or a thunk.
 const BLOCKING: u32 = traits::VARARGS
@@ -64,7 +70,10 @@ pub fn run(module: &mut Module<'_>, target: &Target, opts: &Options, report: &mu
     let mut memo = Memo::default();
     for _ in 0..MAX_ROUNDS {
         stats.rounds += 1;
-        let merged = one_round(module, target, opts, report, &mut stats, &mut memo);
+        let t = Instant::now();
+        let round = Round::new(&*module, target, opts, report, &mut stats, &mut memo);
+        round.stats.add_time("lower+index", t);
+        let merged = round.run();
         module.sweep();
         if merged == 0 {
             break;
@@ -83,168 +92,347 @@ struct Memo {
     reported: HashSet<String>,
 }
 
-struct Taken<'m> {
+/// A proposal waiting for code generation to settle it.
+struct Pending<'m> {
     proposal: Proposal<'m>,
     ratio: f64,
     names: (String, String),
 }
 
-fn one_round(
-    module: &Module<'_>,
-    target: &Target,
-    opts: &Options,
-    report: &mut Report,
-    stats: &mut StageStats,
-    memo: &mut Memo,
-) -> usize {
-    let lowered = lower_module(module);
-    let tables = lowered.tables();
-    let vis = Visibility::new(module, opts.whole_program);
-    let mut eligible: Vec<usize> = Vec::new();
-    for (k, f) in lowered.funcs.iter().enumerate() {
-        let func = lowered.handles[k].function;
+/// One round: a single lowering of the module, grown as merged bodies appear.
+struct Round<'a, 'm, 'c> {
+    module: &'m Module<'c>,
+    target: &'a Target,
+    opts: &'a Options,
+    report: &'a mut Report,
+    stats: &'a mut StageStats,
+    memo: &'a mut Memo,
+    lowered: LoweredModule<'m>,
+    vis: Visibility<'m>,
+    index_of: HashMap<Value<'m>, usize>,
+    walks: Vec<Option<Walk>>,
+    costs: Vec<Option<Option<Vec<i64>>>>,
+    /// Candidate for merging right now (eligible, not merged, not stale, not pending).
+    live: Vec<bool>,
+    lsh: LshIndex,
+    hasher: MinHasher,
+    worklist: Worklist,
+    pending: Vec<Pending<'m>>,
+    merges: usize,
+}
+
+impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
+    fn new(
+        module: &'m Module<'c>,
+        target: &'a Target,
+        opts: &'a Options,
+        report: &'a mut Report,
+        stats: &'a mut StageStats,
+        memo: &'a mut Memo,
+    ) -> Self {
+        let lowered = lower_module(module);
+        let n = lowered.funcs.len();
+        let index_of = lowered.handles.iter().enumerate().map(|(k, h)| (h.function, k)).collect();
+        let mut round = Round {
+            module,
+            target,
+            opts,
+            report,
+            stats,
+            memo,
+            lowered,
+            vis: Visibility::new(module, opts.whole_program),
+            index_of,
+            walks: (0..n).map(|_| None).collect(),
+            costs: vec![None; n],
+            live: vec![false; n],
+            lsh: LshIndex::new(LshConfig::default()),
+            hasher: MinHasher::new(MinHashConfig::default()),
+            worklist: Worklist::new(std::iter::empty()),
+            pending: Vec::new(),
+            merges: 0,
+        };
+        let eligible: Vec<usize> = (0..n).filter(|&k| round.eligible(k)).collect();
+        round.lsh = LshIndex::new(LshConfig::default().adapted_to(eligible.len()));
+        let tables = round.lowered.tables();
+        let sigs = eligible
+            .iter()
+            .map(|&k| {
+                (
+                    FuncKey(k as u32),
+                    round.hasher.signature_of_function(tables, &round.lowered.funcs[k]),
+                )
+            })
+            .collect();
+        round.lsh.insert_many(sigs);
+        round.worklist = Worklist::new(
+            eligible
+                .iter()
+                .map(|&k| (FuncKey(k as u32), round.lowered.funcs[k].num_insts() as u64)),
+        );
+        for k in eligible {
+            round.live[k] = true;
+        }
+        round
+    }
+
+    /// Whether function `k` may take part, reporting why not (once per function).
+    fn eligible(&mut self, k: usize) -> bool {
+        let f = &self.lowered.funcs[k];
+        let func = self.lowered.handles[k].function;
         let reason = if f.traits & BLOCKING != 0 {
             Some(traits::describe(f.traits & BLOCKING))
         } else {
             can_thunk(func).err().map(str::to_string)
         };
         if let Some(r) = reason {
-            if memo.reported.insert(f.name.clone()) {
-                report.skipped.push(Skipped { stage: STAGE, function: f.name.clone(), reason: r });
-            }
-            continue;
-        }
-        let tiny = cost::function_cost(target, func)
-            .is_none_or(|c| c <= profit::thunk_units(f.arg_types.len() + 1));
-        if !tiny {
-            eligible.push(k);
-        }
-    }
-    if eligible.len() < 2 {
-        return 0;
-    }
-    let hasher = MinHasher::new(MinHashConfig::default());
-    let mut index = LshIndex::new(LshConfig::default().adapted_to(eligible.len()));
-    index.insert_many(
-        eligible
-            .iter()
-            .enumerate()
-            .map(|(key, &k)| {
-                (FuncKey(key as u32), hasher.signature_of_function(tables, &lowered.funcs[k]))
-            })
-            .collect(),
-    );
-    let walks: Vec<Walk> = eligible.iter().map(|&k| Walk::new(&lowered.funcs[k])).collect();
-    let mut order: Vec<usize> = (0..eligible.len()).collect();
-    order.sort_by_key(|&key| (std::cmp::Reverse(lowered.funcs[eligible[key]].num_insts()), key));
-
-    let margin = proposal::margin(opts.profit, opts.close_margin);
-    let align_cfg = AlignConfig::default();
-    let mut used = vec![false; eligible.len()];
-    let mut taken: Vec<Taken<'_>> = Vec::new();
-    for &a in &order {
-        if used[a] {
-            continue;
-        }
-        let partners = index.candidates(FuncKey(a as u32), EXPLORE, &|k| !used[k.0 as usize]);
-        for c in partners {
-            let b = c.key.0 as usize;
-            let (fa, fb) = (&lowered.funcs[eligible[a]], &lowered.funcs[eligible[b]]);
-            let names = (fa.name.clone(), fb.name.clone());
-            if memo.rejected.contains(&pair_key(&names)) {
-                continue;
-            }
-            let (ha, hb) = (&lowered.handles[eligible[a]], &lowered.handles[eligible[b]]);
-            if !may_share_body(fa, ha.function, fb, hb.function) {
-                continue;
-            }
-            let align = align_blocks(tables, fa, fb, &align_cfg);
-            if align.stats.ratio() < MIN_ALIGNMENT {
-                memo.rejected.insert(pair_key(&names));
-                continue;
-            }
-            let (side_a, side_b) = (
-                Side { data: fa, handles: ha, walk: &walks[a] },
-                Side { data: fb, handles: hb, walk: &walks[b] },
-            );
-            let sides = [&side_a, &side_b];
-            let map = ParamMap::new(fa, fb, &align);
-            let body = match build_body(module, sides, &align, &map) {
-                Ok(body) => body,
-                Err(why) => {
-                    stats.rolled_back += 1;
-                    report.skipped.push(Skipped {
-                        stage: STAGE,
-                        function: format!("{} + {}", names.0, names.1),
-                        reason: format!("merge abandoned: {why}"),
-                    });
-                    memo.rejected.insert(pair_key(&names));
-                    continue;
-                }
-            };
-            let poison: Vec<Value<'_>> = body.params().iter().map(|p| p.ty().poison()).collect();
-            let i1 = module.int_type(1);
-            let args = vec![
-                map.thunk_args(0, &poison, i1.const_int(0)),
-                map.thunk_args(1, &poison, i1.const_int(1)),
-            ];
-            let Some(p) = Proposal::plan(target, &vis, vec![ha.function, hb.function], body, args)
-            else {
-                module.defer_erase(body);
-                memo.rejected.insert(pair_key(&names));
-                continue;
-            };
-            if profit::judge(p.before_units, p.after_units, margin) == profit::Verdict::Reject {
-                stats.rejected_unprofitable += 1;
-                report.rejected.push(Rejected {
+            if self.memo.reported.insert(f.name.clone()) {
+                self.report.skipped.push(Skipped {
                     stage: STAGE,
-                    members: vec![names.0.clone(), names.1.clone()],
-                    estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
-                    measured_saving: None,
+                    function: f.name.clone(),
+                    reason: r,
                 });
-                module.defer_erase(body);
-                memo.rejected.insert(pair_key(&names));
-                continue;
             }
-            used[a] = true;
-            used[b] = true;
-            taken.push(Taken { proposal: p, ratio: align.stats.ratio(), names });
-            break;
+            return false;
+        }
+        let thunk = profit::thunk_units(f.arg_types.len() + 1);
+        cost::function_cost(self.target, func).is_some_and(|c| c > thunk)
+    }
+
+    fn walk(&mut self, k: usize) -> &Walk {
+        if self.walks[k].is_none() {
+            self.walks[k] = Some(Walk::new(&self.lowered.funcs[k]));
+        }
+        self.walks[k].as_ref().expect("just computed")
+    }
+
+    fn inst_costs(&mut self, k: usize) -> Option<&Vec<i64>> {
+        if self.costs[k].is_none() {
+            let f = self.lowered.handles[k].function;
+            self.costs[k] = Some(cost::instruction_costs(self.target, f));
+        }
+        self.costs[k].as_ref().expect("just computed").as_ref()
+    }
+
+    /// Takes `k` out of the search (merged, pending or stale).
+    fn retire(&mut self, k: usize) {
+        if self.live[k] {
+            self.live[k] = false;
+            self.lsh.remove(FuncKey(k as u32));
         }
     }
 
-    let (proposals, infos): (Vec<Proposal<'_>>, Vec<(f64, (String, String))>) =
-        taken.into_iter().map(|t| (t.proposal, (t.ratio, t.names))).unzip();
-    let verdicts = proposal::settle(module, target, &proposals, margin, stats);
-    let mut merges = 0;
-    for ((p, (ratio, names)), v) in proposals.into_iter().zip(infos).zip(verdicts) {
-        if !v.keep {
-            stats.rejected_unprofitable += 1;
-            report.rejected.push(Rejected {
-                stage: STAGE,
-                members: vec![names.0.clone(), names.1.clone()],
-                estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
-                measured_saving: v.measured_saving,
-            });
-            module.defer_erase(p.body);
-            memo.rejected.insert(pair_key(&names));
-            continue;
+    fn run(mut self) -> usize {
+        let margin = proposal::margin(self.opts.profit, self.opts.close_margin);
+        while let Some(FuncKey(a)) = self.worklist.pop() {
+            let a = a as usize;
+            if !self.live[a] {
+                continue;
+            }
+            let live = &self.live;
+            let partners = self.lsh.candidates(FuncKey(a as u32), EXPLORE, &|k| live[k.0 as usize]);
+            for c in partners {
+                if self.try_pair(a, c.key.0 as usize, margin) {
+                    break;
+                }
+            }
+            if self.pending.len() >= BATCH {
+                self.settle();
+            }
         }
-        let members = p.commit(module, &vis);
-        merges += 1;
-        stats.merges += 1;
-        stats.functions_removed_or_thunked += members.len();
-        report.merges.push(MergeRecord {
+        self.settle();
+        self.merges
+    }
+
+    /// Tries to merge `a` with `b`; true if a merge was committed or is pending.
+    fn try_pair(&mut self, a: usize, b: usize, margin: f64) -> bool {
+        let names = (self.lowered.funcs[a].name.clone(), self.lowered.funcs[b].name.clone());
+        let key = pair_key(&names);
+        if self.memo.rejected.contains(&key) {
+            return false;
+        }
+        let (ha, hb) = (self.lowered.handles[a].function, self.lowered.handles[b].function);
+        if !may_share_body(&self.lowered.funcs[a], ha, &self.lowered.funcs[b], hb) {
+            return false;
+        }
+        let tables = self.lowered.tables();
+        let t = Instant::now();
+        let align = align_blocks(
+            tables,
+            &self.lowered.funcs[a],
+            &self.lowered.funcs[b],
+            &AlignConfig::default(),
+        );
+        self.stats.add_time("align", t);
+        if align.stats.ratio() < MIN_ALIGNMENT || !self.predicted_to_pay(a, b, &align) {
+            self.memo.rejected.insert(key);
+            return false;
+        }
+        self.walk(a);
+        self.walk(b);
+        let (fa, fb) = (&self.lowered.funcs[a], &self.lowered.funcs[b]);
+        let side_a = Side {
+            data: fa,
+            handles: &self.lowered.handles[a],
+            walk: self.walks[a].as_ref().expect("walked"),
+        };
+        let side_b = Side {
+            data: fb,
+            handles: &self.lowered.handles[b],
+            walk: self.walks[b].as_ref().expect("walked"),
+        };
+        let map = ParamMap::new(fa, fb, &align);
+        let t = Instant::now();
+        let built = build_body(self.module, [&side_a, &side_b], &align, &map);
+        self.stats.add_time("codegen", t);
+        let body = match built {
+            Ok(body) => body,
+            Err(why) => {
+                self.stats.rolled_back += 1;
+                self.report.skipped.push(Skipped {
+                    stage: STAGE,
+                    function: format!("{} + {}", names.0, names.1),
+                    reason: format!("merge abandoned: {why}"),
+                });
+                self.memo.rejected.insert(key);
+                return false;
+            }
+        };
+        let poison: Vec<Value<'m>> = body.params().iter().map(|p| p.ty().poison()).collect();
+        let i1 = self.module.int_type(1);
+        let args = vec![
+            map.thunk_args(0, &poison, i1.const_int(0)),
+            map.thunk_args(1, &poison, i1.const_int(1)),
+        ];
+        let t = Instant::now();
+        let planned = Proposal::plan(self.target, &self.vis, vec![ha, hb], body, args);
+        self.stats.add_time("price", t);
+        let Some(p) = planned else {
+            self.module.defer_erase(body);
+            self.memo.rejected.insert(key);
+            return false;
+        };
+        let ratio = align.stats.ratio();
+        match profit::judge(p.before_units, p.after_units, margin) {
+            Verdict::Reject => {
+                self.reject(p, None, names);
+                false
+            }
+            Verdict::Keep => {
+                self.commit(p, ratio, None);
+                true
+            }
+            Verdict::Measure => {
+                self.retire(a);
+                self.retire(b);
+                self.pending.push(Pending { proposal: p, ratio, names });
+                true
+            }
+        }
+    }
+
+    /// Whether the alignment predicts a merged body that saves something (with the margin of
+    /// TTI's own error: pairs predicted to lose less than that are still built and priced).
+    fn predicted_to_pay(&mut self, a: usize, b: usize, align: &FunctionAlignment) -> bool {
+        let (Some(ca), Some(cb)) = (self.inst_costs(a).cloned(), self.inst_costs(b).cloned())
+        else {
+            return false;
+        };
+        let (fa, fb) = (&self.lowered.funcs[a], &self.lowered.funcs[b]);
+        let before: i64 = ca.iter().sum::<i64>() + cb.iter().sum::<i64>();
+        let thunks = profit::thunk_units(fa.arg_types.len() + 1)
+            + profit::thunk_units(fb.arg_types.len() + 1);
+        let after = profit::predict_merged_units(fa, fb, align, &ca, &cb) + thunks;
+        after < before + before / 10
+    }
+
+    fn reject(&mut self, p: Proposal<'m>, measured: Option<i64>, names: (String, String)) {
+        self.stats.rejected_unprofitable += 1;
+        self.report.rejected.push(Rejected {
+            stage: STAGE,
+            members: vec![names.0.clone(), names.1.clone()],
+            estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
+            measured_saving: measured,
+        });
+        self.module.defer_erase(p.body);
+        self.memo.rejected.insert(pair_key(&names));
+    }
+
+    /// Makes a merge real, and feeds its body back into the search.
+    fn commit(&mut self, p: Proposal<'m>, ratio: f64, measured: Option<i64>) {
+        // Call sites about to be rewritten belong to functions whose lowering goes stale.
+        let mut stale = Vec::new();
+        for (&m, &rewrite) in p.members.iter().zip(&p.rewrite) {
+            if rewrite {
+                for (user, _) in m.users() {
+                    if let Some(k) =
+                        user.parent_block().and_then(|b| self.index_of.get(&b.parent()))
+                    {
+                        stale.push(*k);
+                    }
+                }
+            }
+        }
+        for &m in &p.members {
+            if let Some(&k) = self.index_of.get(&m) {
+                stale.push(k);
+            }
+        }
+        let t = Instant::now();
+        let members = p.commit(self.module, &self.vis);
+        for k in stale {
+            self.retire(k);
+        }
+        self.merges += 1;
+        self.stats.merges += 1;
+        self.stats.functions_removed_or_thunked += members.len();
+        self.report.merges.push(MergeRecord {
             stage: STAGE,
             body: p.body.name(),
             members,
             params: p.body.params().len(),
             alignment: Some(ratio),
             estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
-            measured_saving: v.measured_saving,
+            measured_saving: measured,
         });
+        // The merged body may merge again.
+        let (data, handles) = self.lowered.lowerer.lower(p.body);
+        self.stats.add_time("commit", t);
+        let k = self.lowered.funcs.len();
+        self.index_of.insert(p.body, k);
+        self.lowered.funcs.push(data);
+        self.lowered.handles.push(handles);
+        self.walks.push(None);
+        self.costs.push(None);
+        self.live.push(false);
+        if self.eligible(k) {
+            let sig =
+                self.hasher.signature_of_function(self.lowered.tables(), &self.lowered.funcs[k]);
+            self.lsh.insert(FuncKey(k as u32), sig);
+            self.live[k] = true;
+            self.worklist.push_front(FuncKey(k as u32));
+        }
     }
-    merges
+
+    /// Settles the pending close calls by compiling them, commits the winners.
+    fn settle(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let proposals: Vec<Proposal<'m>> = pending.iter().map(|p| p.proposal.clone()).collect();
+        let margin = proposal::margin(self.opts.profit, self.opts.close_margin);
+        let t = Instant::now();
+        let verdicts = proposal::settle(self.module, self.target, &proposals, margin, self.stats);
+        self.stats.add_time("measure", t);
+        for (p, v) in pending.into_iter().zip(verdicts) {
+            if v.keep {
+                self.commit(p.proposal, p.ratio, v.measured_saving);
+            } else {
+                self.reject(p.proposal, v.measured_saving, p.names);
+            }
+        }
+    }
 }
 
 /// A pair of names in a fixed order, so a rejection holds both ways round.
