@@ -53,7 +53,7 @@ TARGET_LABEL = {"x86_64": "x86-64", "aarch64": "AArch64"}
 # where corpus.py --target T puts its output
 CORPUS_OUT = {"x86_64": REPO / "build" / "corpus", "aarch64": REPO / "build" / "corpus-aarch64"}
 WORK = REPO / "build" / "bench"
-CMD_TIMEOUT = 3 * 3600
+CMD_TIMEOUT = 1800  # seconds per command (a hang becomes an error row)
 
 
 @dataclass
@@ -548,14 +548,16 @@ def render_md(rows: list[dict], meta: dict, outdir: Path, chart_prefix: str = ""
                     continue
                 if r["status"] != "ok":
                     msg = "n/a" if r["status"] == "n/a" else "**error**"
-                    L.append(f"| {p} | `{c}` | {msg} | | | | | | {r['verify']} | {md_escape(r['error'])[:300]} |")
+                    L.append(f"| {p} | `{c}` | {msg} | | | | | | {r['verify']} | "
+                             f"{'n/a: ' if r['status'] == 'n/a' else ''}{md_escape(r['error'])[:300]} |")
                     continue
                 pct = f"{float(r['delta_pct']):+.3f}" if r["delta_pct"] != "" else ""
                 smoke = r["smoke"] if not r["smoke"].startswith("FAIL") else "**" + r["smoke"].split(";")[0] + ")**"
                 ver = r["verify"] if r["verify"] in ("ok", "n/a") else "**" + md_escape(r["verify"])[:120] + "**"
-                L.append(f"| {p} | `{c}` | {int(r['text_bytes']):,} | {r['delta_bytes']} | {pct} | "
+                db = f"{int(r['delta_bytes']):+,}" if r["delta_bytes"] != "" else ""
+                L.append(f"| {p} | `{c}` | {int(r['text_bytes']):,} | {db} | {pct} | "
                          f"{float(r['merge_s']):.3f} | " if r["merge_s"] else
-                         f"| {p} | `{c}` | {int(r['text_bytes']):,} | {r['delta_bytes']} | {pct} | | ")
+                         f"| {p} | `{c}` | {int(r['text_bytes']):,} | {db} | {pct} | | ")
                 L[-1] += (f"{float(r['time_ratio']):.3f} | " if r["time_ratio"] else " | ")
                 L[-1] += f"{float(r['process_s']):.2f} | {ver} | {md_escape(smoke)} |" if r["process_s"] else \
                     f" | {ver} | {md_escape(smoke)} |"
@@ -635,7 +637,7 @@ def render_svg(rows: list[dict], target: str) -> str:
     lo = step * (lo // step)
     bw, gap = 9, 16
     gw = bw * len(configs) + gap
-    left, top, ph = 64, 56, 300
+    left, top, ph = 64, 70, 300
     legend_rows = -(-len(configs) // 5)
     width = max(left + gw * max(1, len(programs)) + 20, 980)
     height = top + ph + 40 + 20 * legend_rows + 16
@@ -648,8 +650,10 @@ def render_svg(rows: list[dict], target: str) -> str:
          f'<rect width="{width}" height="{height}" fill="white"/>',
          f'<text x="{left}" y="20" font-size="14" font-weight="bold">{esc(TARGET_LABEL[target])}: .text reduction '
          f'per program and configuration (%, higher is smaller code)</text>',
-         f'<text x="{left}" y="38" fill="#555">object rows against the default&lt;Oz&gt; baseline; *+icf rows: linked '
-         f'executables against the baseline linked with ld.lld without ICF; × = error, smoke or verifier failure</text>']
+         f'<text x="{left}" y="36" fill="#555">object-file configurations against the default&lt;Oz&gt; baseline; '
+         f'icf configurations: linked executables against the baseline linked by ld.lld without ICF</text>',
+         f'<text x="{left}" y="50" fill="#555">× = error, verifier or smoke failure (see RESULTS.md); '
+         f'no bar and no × = not applicable</text>']
     v = lo
     while v <= hi + 1e-9:
         yy = y(v)
