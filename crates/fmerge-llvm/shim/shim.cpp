@@ -21,6 +21,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/StructuralHash.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -504,6 +505,17 @@ int fm_blocks_address_taken(LLVMValueRef Fn) {
     if (BB.hasAddressTaken())
       return 1;
   return 0;
+}
+
+} // extern "C"
+
+extern "C" {
+
+// LLVM's coarse structural hash of a function (opcodes, types and CFG shape in walk order; not
+// constants, flags or metadata): functions fmerge may find equal, exactly or up to constants,
+// always share it, so it picks out the few functions worth lowering for those comparisons.
+uint64_t fm_structural_hash(LLVMValueRef Fn) {
+  return StructuralHash(*unwrap<Function>(Fn), /*DetailedHash=*/false);
 }
 
 } // extern "C"

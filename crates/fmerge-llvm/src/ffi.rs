@@ -57,6 +57,7 @@ unsafe extern "C" {
     ) -> i32;
     pub fn fm_repair_dominance(f: LLVMValueRef, max_repairs: u32) -> i32;
     pub fn fm_blocks_address_taken(f: LLVMValueRef) -> i32;
+    pub fn fm_structural_hash(f: LLVMValueRef) -> u64;
     pub fn fm_verify_function(f: LLVMValueRef, msg: *mut u8, cap: usize) -> i32;
     pub fn fm_strip_function_debug_info(f: LLVMValueRef);
     pub fn fm_move_body(dst: LLVMValueRef, src: LLVMValueRef) -> i32;

@@ -582,15 +582,40 @@ impl<'m> LoweredModule<'m> {
 }
 
 pub fn lower_module<'m>(module: &'m Module<'_>) -> LoweredModule<'m> {
+    lower_functions(module, &mergeable_functions(module))
+}
+
+/// Function definitions that may take part in merging, in module order (not
+/// `available_externally`: another module's copy decides what they are).
+pub fn mergeable_functions<'m>(module: &'m Module<'_>) -> Vec<Value<'m>> {
+    module
+        .functions()
+        .into_iter()
+        .filter(|f| {
+            !f.is_declaration()
+                && f.linkage() != llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage
+        })
+        .collect()
+}
+
+/// Only the definitions that share LLVM's coarse structural hash with another one: the only
+/// candidates for being equal, exactly or up to constants (module order is kept).
+pub fn structural_twins<'m>(module: &'m Module<'_>) -> Vec<Value<'m>> {
+    let fns = mergeable_functions(module);
+    let hashes: Vec<u64> = fns.iter().map(|f| f.structural_hash()).collect();
+    let mut count: HashMap<u64, usize> = HashMap::new();
+    for &h in &hashes {
+        *count.entry(h).or_default() += 1;
+    }
+    fns.into_iter().zip(hashes).filter(|(_, h)| count[h] > 1).map(|(f, _)| f).collect()
+}
+
+/// Lowers the given function definitions.
+pub fn lower_functions<'m>(module: &'m Module<'_>, fns: &[Value<'m>]) -> LoweredModule<'m> {
     let mut lowerer = Lowerer::new(module);
-    let mut funcs = Vec::new();
-    let mut handles = Vec::new();
-    for f in module.functions() {
-        if f.is_declaration()
-            || f.linkage() == llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage
-        {
-            continue;
-        }
+    let mut funcs = Vec::with_capacity(fns.len());
+    let mut handles = Vec::with_capacity(fns.len());
+    for &f in fns {
         let (d, h) = lowerer.lower(f);
         funcs.push(d);
         handles.push(h);

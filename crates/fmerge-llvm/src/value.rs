@@ -405,6 +405,15 @@ impl<'m> Value<'m> {
         let _ = (self.attr_key(), other.attr_key());
         unsafe { ffi::fm_intersect_attrs(self.raw(), other.raw()) != 0 }
     }
+    /// LLVM's coarse structural hash of a function definition (opcodes, types, CFG shape; not
+    /// constants, flags or metadata). Equal functions, and functions equal up to constants,
+    /// always share it.
+    pub fn structural_hash(self) -> u64 {
+        assert!(self.is_function() && !self.is_declaration());
+        // SAFETY: a live function definition (checked).
+        unsafe { ffi::fm_structural_hash(self.raw()) }
+    }
+
     /// True if a `blockaddress` constant points into this function.
     pub fn blocks_address_taken(self) -> bool {
         assert!(self.is_function());

@@ -29,6 +29,7 @@ use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
 use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
+use fmerge_llvm::lower::{lower_functions, structural_twins};
 use fmerge_llvm::{Module, Target, Value, cost};
 use std::collections::HashSet;
 use std::time::Instant;
@@ -70,7 +71,7 @@ fn one_round(
     stats: &mut StageStats,
     reported: &mut HashSet<String>,
 ) -> usize {
-    let lowered = fmerge_llvm::lower::lower_module(module);
+    let lowered = lower_functions(module, &structural_twins(module));
     let vis = Visibility::new(module, opts.whole_program);
     let mut eligible = Vec::new();
     for (k, f) in lowered.funcs.iter().enumerate() {

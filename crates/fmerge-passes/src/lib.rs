@@ -31,6 +31,6 @@ pub mod proposal;
 pub mod report;
 pub mod similar;
 
-pub use options::{Options, ProfitMode, Stages};
+pub use options::{Options, ProfitMode, SearchMode, Stages};
 pub use pipeline::optimize;
 pub use report::Report;

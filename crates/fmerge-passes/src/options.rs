@@ -28,6 +28,16 @@ pub enum ProfitMode {
     Hybrid,
 }
 
+/// How similar-function merging finds partners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SearchMode {
+    /// MinHash signatures in an LSH index (F3M): near-linear in the number of functions.
+    Lsh,
+    /// Every pair scored by opcode/type-frequency fingerprints (seed 000): quadratic, for
+    /// comparison.
+    Exhaustive,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Options {
     pub stages: Stages,
@@ -35,6 +45,7 @@ pub struct Options {
     /// be removed when nothing references them.
     pub whole_program: bool,
     pub profit: ProfitMode,
+    pub search: SearchMode,
     /// Decisions whose estimated gain is within this fraction of the functions' size are
     /// confirmed by generating code (Hybrid mode).
     pub close_margin: f64,
@@ -46,6 +57,7 @@ impl Default for Options {
             stages: Stages::ALL,
             whole_program: false,
             profit: ProfitMode::Hybrid,
+            search: SearchMode::Lsh,
             close_margin: 0.2,
         }
     }

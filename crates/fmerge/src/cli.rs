@@ -81,6 +81,10 @@ pub struct OptArgs {
     /// for close calls.
     #[arg(long, value_enum, default_value_t = ProfitKind::Hybrid)]
     pub profit: ProfitKind,
+    /// How similar functions find partners: LSH over MinHash signatures (near-linear), or
+    /// scoring every pair by opcode/type fingerprints (quadratic; for comparison).
+    #[arg(long, value_enum, default_value_t = SearchKind::Lsh)]
+    pub search: SearchKind,
     /// Write the full report (every merge, every skipped function and why) as JSON.
     #[arg(long, value_name = "FILE.json")]
     pub report: Option<PathBuf>,
@@ -141,4 +145,10 @@ pub enum ProfitKind {
     Estimate,
     Exact,
     Hybrid,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SearchKind {
+    Lsh,
+    Exhaustive,
 }

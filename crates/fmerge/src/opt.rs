@@ -1,12 +1,12 @@
 //! `fmerge opt`: merge and write.
 
-use crate::cli::{EmitKind, MergeKind, OptArgs, ProfitKind};
+use crate::cli::{EmitKind, MergeKind, OptArgs, ProfitKind, SearchKind};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use fmerge_llvm::output::{Emit, module_bytes, write_atomically, write_module};
 use fmerge_llvm::{Llvm, Target};
 use fmerge_passes::pipeline::Measure;
-use fmerge_passes::{Options, ProfitMode, Report, Stages};
+use fmerge_passes::{Options, ProfitMode, Report, SearchMode, Stages};
 use std::io::Write;
 
 pub fn run(args: OptArgs) -> Result<()> {
@@ -29,6 +29,10 @@ pub fn run(args: OptArgs) -> Result<()> {
             ProfitKind::Estimate => ProfitMode::Estimate,
             ProfitKind::Exact => ProfitMode::Exact,
             ProfitKind::Hybrid => ProfitMode::Hybrid,
+        },
+        search: match args.search {
+            SearchKind::Lsh => SearchMode::Lsh,
+            SearchKind::Exhaustive => SearchMode::Exhaustive,
         },
         ..Options::default()
     };

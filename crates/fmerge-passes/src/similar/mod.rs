@@ -26,17 +26,18 @@ pub mod codegen;
 pub mod params;
 
 use crate::fold::{self, Visibility, can_thunk};
-use crate::options::Options;
+use crate::options::{Options, SearchMode};
 use crate::proposal::{self, Proposal};
 use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
 use codegen::Side;
 use fmerge_core::align::{AlignConfig, FunctionAlignment, align_blocks};
 use fmerge_core::compare::Walk;
-use fmerge_core::ir::{FuncData, traits};
+use fmerge_core::fingerprint::OpcodeTypeFingerprint;
+use fmerge_core::ir::{FuncData, ModuleTables, traits};
 use fmerge_core::lsh::{LshConfig, LshIndex};
 use fmerge_core::minhash::{MinHashConfig, MinHasher};
 use fmerge_core::profit::{self, Verdict};
-use fmerge_core::rank::{CandidateSearch, FuncKey, Worklist};
+use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
 use fmerge_llvm::lower::{LoweredModule, lower_module};
 use fmerge_llvm::{Module, Target, Value, cost};
 use params::ParamMap;
@@ -114,8 +115,7 @@ struct Round<'a, 'm, 'c> {
     costs: Vec<Option<Option<Vec<i64>>>>,
     /// Candidate for merging right now (eligible, not merged, not stale, not pending).
     live: Vec<bool>,
-    lsh: LshIndex,
-    hasher: MinHasher,
+    search: Search,
     worklist: Worklist,
     pending: Vec<Pending<'m>>,
     merges: usize,
@@ -146,25 +146,14 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             walks: (0..n).map(|_| None).collect(),
             costs: vec![None; n],
             live: vec![false; n],
-            lsh: LshIndex::new(LshConfig::default()),
-            hasher: MinHasher::new(MinHashConfig::default()),
+            search: Search::new(opts.search, 0),
             worklist: Worklist::new(std::iter::empty()),
             pending: Vec::new(),
             merges: 0,
         };
         let eligible: Vec<usize> = (0..n).filter(|&k| round.eligible(k)).collect();
-        round.lsh = LshIndex::new(LshConfig::default().adapted_to(eligible.len()));
-        let tables = round.lowered.tables();
-        let sigs = eligible
-            .iter()
-            .map(|&k| {
-                (
-                    FuncKey(k as u32),
-                    round.hasher.signature_of_function(tables, &round.lowered.funcs[k]),
-                )
-            })
-            .collect();
-        round.lsh.insert_many(sigs);
+        round.search = Search::new(opts.search, eligible.len());
+        round.search.insert_many(round.lowered.tables(), &round.lowered.funcs, &eligible);
         round.worklist = Worklist::new(
             eligible
                 .iter()
@@ -218,7 +207,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
     fn retire(&mut self, k: usize) {
         if self.live[k] {
             self.live[k] = false;
-            self.lsh.remove(FuncKey(k as u32));
+            self.search.remove(FuncKey(k as u32));
         }
     }
 
@@ -230,7 +219,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
                 continue;
             }
             let live = &self.live;
-            let partners = self.lsh.candidates(FuncKey(a as u32), EXPLORE, &|k| live[k.0 as usize]);
+            let partners = self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| live[k.0 as usize]);
             for c in partners {
                 if self.try_pair(a, c.key.0 as usize, margin) {
                     break;
@@ -406,9 +395,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         self.costs.push(None);
         self.live.push(false);
         if self.eligible(k) {
-            let sig =
-                self.hasher.signature_of_function(self.lowered.tables(), &self.lowered.funcs[k]);
-            self.lsh.insert(FuncKey(k as u32), sig);
+            self.search.insert_many(self.lowered.tables(), &self.lowered.funcs, &[k]);
             self.live[k] = true;
             self.worklist.push_front(FuncKey(k as u32));
         }
@@ -431,6 +418,55 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             } else {
                 self.reject(p.proposal, v.measured_saving, p.names);
             }
+        }
+    }
+}
+
+/// The partner search of a round: F3M's LSH over MinHash signatures, or seed 000's
+/// exhaustive ranking of opcode/type fingerprints.
+enum Search {
+    Lsh(LshIndex, MinHasher),
+    Exhaustive(ExhaustiveRanking),
+}
+
+impl Search {
+    /// A search sized for `n` functions (LSH adapts its bands and threshold to `n`).
+    fn new(mode: SearchMode, n: usize) -> Search {
+        match mode {
+            SearchMode::Lsh => Search::Lsh(
+                LshIndex::new(LshConfig::default().adapted_to(n)),
+                MinHasher::new(MinHashConfig::default()),
+            ),
+            SearchMode::Exhaustive => Search::Exhaustive(ExhaustiveRanking::new()),
+        }
+    }
+
+    fn insert_many(&mut self, t: &ModuleTables, funcs: &[FuncData], keys: &[usize]) {
+        match self {
+            Search::Lsh(index, hasher) => index.insert_many(
+                keys.iter()
+                    .map(|&k| (FuncKey(k as u32), hasher.signature_of_function(t, &funcs[k])))
+                    .collect(),
+            ),
+            Search::Exhaustive(rank) => {
+                for &k in keys {
+                    rank.insert(FuncKey(k as u32), OpcodeTypeFingerprint::new(t, &funcs[k]));
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, key: FuncKey) {
+        match self {
+            Search::Lsh(index, _) => index.remove(key),
+            Search::Exhaustive(rank) => rank.remove(key),
+        };
+    }
+
+    fn candidates(&self, key: FuncKey, limit: usize, accept: &dyn Fn(FuncKey) -> bool) -> Vec<Candidate> {
+        match self {
+            Search::Lsh(index, _) => index.candidates(key, limit, accept),
+            Search::Exhaustive(rank) => rank.candidates(key, limit, accept),
         }
     }
 }
