@@ -180,3 +180,55 @@ fn is_executable(s: &object::Section<'_, '_>) -> bool {
         _ => s.kind() == SectionKind::Text,
     }
 }
+
+/// Compiles modules given as bitcode for `triple` on up to `jobs` threads and measures each.
+/// Every thread has its own LLVM context and target machine (LLVM contexts are not thread
+/// safe), so callers serialise the modules first. Results come back in input order and do not
+/// depend on `jobs`.
+pub fn measure_bitcode_in_parallel(
+    triple: &str,
+    modules: &[Vec<u8>],
+    jobs: usize,
+) -> Vec<Result<SizeReport>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Result<SizeReport>>>> =
+        modules.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let work = |_: usize| {
+        let llvm = crate::module::Llvm::new();
+        let target = Target::new(triple);
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if k >= modules.len() {
+                break;
+            }
+            let result = target.as_ref().map_err(clone_error).and_then(|t| {
+                let m = llvm.parse(std::path::Path::new("measurement"), &modules[k])?;
+                measure_object(&t.emit_object_consuming(m)?)
+            });
+            *slots[k].lock().expect("no panics while holding the lock") = Some(result);
+        }
+    };
+    let jobs = jobs.clamp(1, modules.len().max(1));
+    if jobs == 1 {
+        work(0);
+    } else {
+        std::thread::scope(|s| {
+            for j in 0..jobs {
+                let work = &work;
+                s.spawn(move || work(j));
+            }
+        });
+    }
+    slots
+        .into_iter()
+        .map(|s| {
+            s.into_inner()
+                .expect("no panics while holding the lock")
+                .expect("every module compiled")
+        })
+        .collect()
+}
+
+fn clone_error(e: &LlvmError) -> LlvmError {
+    LlvmError::Codegen { message: e.to_string() }
+}

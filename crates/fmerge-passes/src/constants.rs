@@ -23,6 +23,7 @@
 use crate::fold::Arg;
 use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
+use crate::measure::SizeCache;
 use crate::options::Options;
 use crate::proposal::{self, Proposal};
 use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
@@ -106,7 +107,7 @@ fn one_round(
     let walks: Vec<Walk> = funcs.iter().map(|f| Walk::new(f)).collect();
     let classes = compare::equal_classes(lowered.tables(), &funcs, &walks, Mode::ModuloParams);
 
-    let margin = proposal::margin(opts.profit, opts.close_margin);
+    let margins = proposal::Margins::for_mode(opts.profit, opts.close_margin);
     let mut proposals = Vec::new();
     let mut params_of = Vec::new();
     for class in &classes {
@@ -192,7 +193,15 @@ fn one_round(
         params_of.push(plan.num_params());
     }
 
-    let verdicts = proposal::settle(module, target, &proposals, margin, stats);
+    let verdicts = proposal::settle(
+        module,
+        target,
+        &proposals,
+        margins,
+        &mut SizeCache::default(),
+        opts.jobs,
+        stats,
+    );
     let mut merges = 0;
     for ((p, params), v) in proposals.iter().zip(&params_of).zip(verdicts) {
         if !v.keep {

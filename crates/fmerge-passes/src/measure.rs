@@ -4,7 +4,7 @@
 //! declaration), compiled in-process, and read back symbol by symbol. Many decisions are
 //! measured with one compilation: callers gather all candidates first.
 
-use fmerge_llvm::target::measure_object;
+use fmerge_llvm::target::measure_bitcode_in_parallel;
 use fmerge_llvm::{Module, Result, Target, Value};
 use std::collections::BTreeMap;
 
@@ -15,20 +15,24 @@ pub struct Sizes {
 
 impl Sizes {
     pub fn of(module: &Module<'_>, target: &Target, fns: &[Value<'_>]) -> Result<Sizes> {
-        if fns.is_empty() {
-            return Ok(Sizes { by_symbol: BTreeMap::new() });
-        }
-        let subset = module.subset(fns);
-        if let Some(dir) = std::env::var_os("FMERGE_DEBUG_SUBSETS") {
-            static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let _ = std::fs::write(
-                std::path::Path::new(&dir).join(format!("subset{n}.bc")),
-                subset.to_bitcode(),
-            );
-        }
-        let obj = target.emit_object_consuming(subset)?;
-        Ok(Sizes { by_symbol: measure_object(&obj)?.functions })
+        Sizes::of_groups(module, target, &[fns], 1).pop().expect("one group")
+    }
+
+    /// Sizes of several groups of functions, each compiled in a module subset of its own,
+    /// the subsets compiled on up to `jobs` threads. The result for a group never depends on
+    /// `jobs`.
+    pub fn of_groups(
+        module: &Module<'_>,
+        target: &Target,
+        groups: &[&[Value<'_>]],
+        jobs: usize,
+    ) -> Vec<Result<Sizes>> {
+        let bitcode: Vec<Vec<u8>> =
+            groups.iter().map(|fns| module.subset(fns).to_bitcode()).collect();
+        measure_bitcode_in_parallel(target.triple(), &bitcode, jobs)
+            .into_iter()
+            .map(|r| r.map(|report| Sizes { by_symbol: report.functions }))
+            .collect()
     }
 
     /// Bytes of function `name` (Mach-O symbols carry a leading underscore).
@@ -39,5 +43,31 @@ impl Sizes {
     /// Sum over `names`; `None` if any is missing.
     pub fn total<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Option<u64> {
         names.into_iter().map(|n| self.get(n)).sum()
+    }
+}
+
+/// Machine-code sizes of original functions already measured, keyed by name and instruction
+/// count (so a function that changed, or a new function that took a freed name, is measured
+/// again). Callers also forget a name when they change its function.
+#[derive(Default)]
+pub struct SizeCache {
+    bytes: std::collections::HashMap<(String, usize), u64>,
+}
+
+fn cache_key(f: Value<'_>) -> (String, usize) {
+    (f.name(), f.blocks().iter().map(|b| b.instructions().len()).sum())
+}
+
+impl SizeCache {
+    pub fn get(&self, f: Value<'_>) -> Option<u64> {
+        self.bytes.get(&cache_key(f)).copied()
+    }
+
+    pub fn insert(&mut self, f: Value<'_>, bytes: u64) {
+        self.bytes.insert(cache_key(f), bytes);
+    }
+
+    pub fn forget(&mut self, name: &str) {
+        self.bytes.retain(|(n, _), _| n != name);
     }
 }

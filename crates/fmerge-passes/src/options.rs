@@ -46,6 +46,9 @@ pub struct Options {
     pub whole_program: bool,
     pub profit: ProfitMode,
     pub search: SearchMode,
+    /// Threads that may generate code at once to settle close calls (results never depend on
+    /// it).
+    pub jobs: usize,
     /// Decisions whose estimated gain is within this fraction of the functions' size are
     /// confirmed by generating code (Hybrid mode).
     pub close_margin: f64,
@@ -58,6 +61,7 @@ impl Default for Options {
             whole_program: false,
             profit: ProfitMode::Hybrid,
             search: SearchMode::Lsh,
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             close_margin: 0.2,
         }
     }

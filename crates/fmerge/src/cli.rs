@@ -85,6 +85,10 @@ pub struct OptArgs {
     /// scoring every pair by opcode/type fingerprints (quadratic; for comparison).
     #[arg(long, value_enum, default_value_t = SearchKind::Lsh)]
     pub search: SearchKind,
+    /// Threads that may generate code at once to confirm close merge decisions (default: the
+    /// number of CPUs). The output never depends on it.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Write the full report (every merge, every skipped function and why) as JSON.
     #[arg(long, value_name = "FILE.json")]
     pub report: Option<PathBuf>,

@@ -34,6 +34,7 @@ pub fn run(args: OptArgs) -> Result<()> {
             SearchKind::Lsh => SearchMode::Lsh,
             SearchKind::Exhaustive => SearchMode::Exhaustive,
         },
+        jobs: args.jobs.unwrap_or(Options::default().jobs).max(1),
         ..Options::default()
     };
     let measure = if args.no_measure { Measure::Nothing } else { Measure::Text };

@@ -26,6 +26,7 @@ pub mod codegen;
 pub mod params;
 
 use crate::fold::{self, Visibility, can_thunk};
+use crate::measure::SizeCache;
 use crate::options::{Options, SearchMode};
 use crate::proposal::{self, Proposal};
 use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
@@ -45,7 +46,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 const STAGE: &str = "similar";
-const MAX_ROUNDS: usize = 4;
+const MAX_ROUNDS: usize = 3;
 /// Partners tried per function (F3M's exploration threshold).
 const EXPLORE: usize = 3;
 /// Pairs whose alignment shares less than this fraction of instructions are not tried.
@@ -91,6 +92,8 @@ struct Memo {
     rejected: HashSet<(String, String)>,
     /// Functions already reported as skipped.
     reported: HashSet<String>,
+    /// Sizes of original functions already compiled (forgotten when a function changes).
+    sizes: SizeCache,
 }
 
 /// A proposal waiting for code generation to settle it.
@@ -212,16 +215,17 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
     }
 
     fn run(mut self) -> usize {
-        let margin = proposal::margin(self.opts.profit, self.opts.close_margin);
+        let margins = proposal::Margins::for_mode(self.opts.profit, self.opts.close_margin);
         while let Some(FuncKey(a)) = self.worklist.pop() {
             let a = a as usize;
             if !self.live[a] {
                 continue;
             }
             let live = &self.live;
-            let partners = self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| live[k.0 as usize]);
+            let partners =
+                self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| live[k.0 as usize]);
             for c in partners {
-                if self.try_pair(a, c.key.0 as usize, margin) {
+                if self.try_pair(a, c.key.0 as usize, margins) {
                     break;
                 }
             }
@@ -234,7 +238,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
     }
 
     /// Tries to merge `a` with `b`; true if a merge was committed or is pending.
-    fn try_pair(&mut self, a: usize, b: usize, margin: f64) -> bool {
+    fn try_pair(&mut self, a: usize, b: usize, margins: proposal::Margins) -> bool {
         let names = (self.lowered.funcs[a].name.clone(), self.lowered.funcs[b].name.clone());
         let key = pair_key(&names);
         if self.memo.rejected.contains(&key) {
@@ -302,7 +306,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             return false;
         };
         let ratio = align.stats.ratio();
-        match profit::judge(p.before_units, p.after_units, margin) {
+        match margins.judge(p.before_units, p.after_units) {
             Verdict::Reject => {
                 self.reject(p, None, names);
                 false
@@ -370,6 +374,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         let t = Instant::now();
         let members = p.commit(self.module, &self.vis);
         for k in stale {
+            self.memo.sizes.forget(&self.lowered.funcs[k].name);
             self.retire(k);
         }
         self.merges += 1;
@@ -408,9 +413,17 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         }
         let pending = std::mem::take(&mut self.pending);
         let proposals: Vec<Proposal<'m>> = pending.iter().map(|p| p.proposal.clone()).collect();
-        let margin = proposal::margin(self.opts.profit, self.opts.close_margin);
+        let margins = proposal::Margins::for_mode(self.opts.profit, self.opts.close_margin);
         let t = Instant::now();
-        let verdicts = proposal::settle(self.module, self.target, &proposals, margin, self.stats);
+        let verdicts = proposal::settle(
+            self.module,
+            self.target,
+            &proposals,
+            margins,
+            &mut self.memo.sizes,
+            self.opts.jobs,
+            self.stats,
+        );
         self.stats.add_time("measure", t);
         for (p, v) in pending.into_iter().zip(verdicts) {
             if v.keep {
@@ -463,7 +476,12 @@ impl Search {
         };
     }
 
-    fn candidates(&self, key: FuncKey, limit: usize, accept: &dyn Fn(FuncKey) -> bool) -> Vec<Candidate> {
+    fn candidates(
+        &self,
+        key: FuncKey,
+        limit: usize,
+        accept: &dyn Fn(FuncKey) -> bool,
+    ) -> Vec<Candidate> {
         match self {
             Search::Lsh(index, _) => index.candidates(key, limit, accept),
             Search::Exhaustive(rank) => rank.candidates(key, limit, accept),

@@ -1,0 +1,285 @@
+//! The differential check: merge a module with fmerge in every mode, verify the output with
+//! `opt-22`, run the original and each merged module and compare exit status, stdout and
+//! stderr byte for byte.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The external programs a check runs.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    pub fmerge: PathBuf,
+    pub opt: String,
+    pub lli: String,
+    pub clang: String,
+    /// How modules run: with `lli-22` (the default) or compiled by `clang++-22`.
+    pub exec: Exec,
+    /// Per-process time limit.
+    pub timeout: Duration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exec {
+    Lli,
+    Clang,
+}
+
+impl Tools {
+    pub fn new(fmerge: impl Into<PathBuf>) -> Tools {
+        Tools {
+            fmerge: fmerge.into(),
+            opt: "opt-22".into(),
+            lli: "lli-22".into(),
+            clang: "clang++-22".into(),
+            exec: Exec::Lli,
+            timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// One way of running fmerge.
+#[derive(Clone, Debug)]
+pub struct Mode {
+    pub name: &'static str,
+    pub args: &'static [&'static str],
+}
+
+/// Every merge mode, estimate and exact pricing, whole-program mode and exhaustive search.
+pub const MODES: &[Mode] = &[
+    Mode { name: "identical", args: &["--merge", "identical", "--profit", "estimate"] },
+    Mode { name: "constants", args: &["--merge", "identical,constants", "--profit", "estimate"] },
+    Mode { name: "all-estimate", args: &["--profit", "estimate"] },
+    Mode { name: "all-exact", args: &["--profit", "exact"] },
+    Mode { name: "all-hybrid-wp", args: &["--whole-program"] },
+    Mode { name: "all-exhaustive", args: &["--profit", "estimate", "--search", "exhaustive"] },
+];
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The generated input itself is bad (a generator bug, not an fmerge bug).
+    Input,
+    /// fmerge exited with an error, a signal or a panic.
+    Crash,
+    /// fmerge's output fails `opt-22 -passes=verify`.
+    Verifier,
+    /// The merged program behaves differently.
+    Behaviour,
+    /// Two runs of the same command gave different output or report.
+    Nondeterminism,
+}
+
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub mode: String,
+    pub kind: Kind,
+    pub detail: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} in mode {}: {}", self.kind, self.mode, self.detail)
+    }
+}
+
+/// What a successful check did.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub fmerge_runs: usize,
+    pub executions: usize,
+    /// Functions merged away, summed over modes.
+    pub merged: usize,
+    /// Per mode: functions merged away.
+    pub per_mode: Vec<(&'static str, usize)>,
+    /// Skipped-function entries in the reports, summed over modes.
+    pub skipped: usize,
+}
+
+/// Exit status (or -signal), stdout, stderr.
+pub type Run = (i32, Vec<u8>, Vec<u8>);
+
+/// Runs `cmd` with a time limit.
+pub fn run(cmd: &mut Command, timeout: Duration) -> Result<Run, String> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
+            break s;
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("{cmd:?} timed out after {timeout:?}"));
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let code = status.code().unwrap_or_else(|| {
+        use std::os::unix::process::ExitStatusExt;
+        -status.signal().unwrap_or(0)
+    });
+    Ok((code, t_out.join().unwrap(), t_err.join().unwrap()))
+}
+
+fn text(b: &[u8]) -> String {
+    let s = String::from_utf8_lossy(b);
+    if s.len() > 3000 {
+        format!("{}…", &s[..s.floor_char_boundary(3000)])
+    } else {
+        s.into_owned()
+    }
+}
+
+/// `opt-22 -passes=verify` on a module; Err holds the verifier's message.
+pub fn verify(tools: &Tools, m: &Path) -> Result<(), String> {
+    let r = run(
+        Command::new(&tools.opt).args(["-passes=verify", "-disable-output"]).arg(m),
+        tools.timeout,
+    )?;
+    if r.0 == 0 { Ok(()) } else { Err(text(&r.2)) }
+}
+
+/// Runs a module (`lli-22`, or compiled with `clang++-22` in `dir`).
+pub fn execute(tools: &Tools, m: &Path, dir: &Path) -> Result<Run, String> {
+    match tools.exec {
+        Exec::Lli => run(Command::new(&tools.lli).arg(m), tools.timeout),
+        Exec::Clang => {
+            let exe = dir.join(format!("{}.exe", m.file_name().unwrap().to_string_lossy()));
+            let c = run(
+                Command::new(&tools.clang).arg("-O0").arg("-w").arg(m).arg("-o").arg(&exe),
+                tools.timeout,
+            )?;
+            if c.0 != 0 {
+                return Err(format!("clang failed: {}", text(&c.2)));
+            }
+            run(&mut Command::new(&exe), tools.timeout)
+        }
+    }
+}
+
+/// Runs fmerge on `input` in `mode`, writing `out` and `report`.
+pub fn fmerge(
+    tools: &Tools,
+    input: &Path,
+    mode: &Mode,
+    out: &Path,
+    report: &Path,
+) -> Result<Run, String> {
+    run(
+        Command::new(&tools.fmerge)
+            .arg("opt")
+            .arg(input)
+            .arg("-o")
+            .arg(out)
+            .arg("--report")
+            .arg(report)
+            .args(["--no-measure", "-q"])
+            .args(mode.args),
+        tools.timeout,
+    )
+}
+
+/// Functions merged away and skipped-function entries in a report.
+pub fn report_counts(report: &Path) -> (usize, usize) {
+    let Ok(text) = std::fs::read_to_string(report) else { return (0, 0) };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else { return (0, 0) };
+    let merged = v["merges"]
+        .as_array()
+        .map(|ms| ms.iter().map(|m| m["members"].as_array().map_or(0, Vec::len)).sum())
+        .unwrap_or(0);
+    (merged, v["skipped"].as_array().map_or(0, Vec::len))
+}
+
+/// Options of one check.
+#[derive(Clone, Debug)]
+pub struct Plan<'a> {
+    pub modes: &'a [Mode],
+    /// Run the program (false: merge and verify only, for modules without a `main`).
+    pub execute: bool,
+    /// Run the first mode twice and compare output and report bytes.
+    pub determinism: bool,
+}
+
+/// The whole check of one module (`.ll` or `.bc`) in the scratch directory `dir`.
+pub fn check(tools: &Tools, input: &Path, dir: &Path, plan: &Plan<'_>) -> Result<Stats, Failure> {
+    let fail = |mode: &str, kind: Kind, detail: String| Failure { mode: mode.into(), kind, detail };
+    verify(tools, input).map_err(|e| fail("input", Kind::Input, e))?;
+    let mut stats = Stats::default();
+    let reference = if plan.execute {
+        let r = execute(tools, input, dir).map_err(|e| fail("input", Kind::Input, e))?;
+        stats.executions += 1;
+        if r.0 < 0 || r.1.is_empty() {
+            return Err(fail("input", Kind::Input, format!("the original run failed: {r:?}")));
+        }
+        Some(r)
+    } else {
+        None
+    };
+    for mode in plan.modes {
+        let out = dir.join(format!("out.{}.bc", mode.name));
+        let rep = dir.join(format!("report.{}.json", mode.name));
+        let r =
+            fmerge(tools, input, mode, &out, &rep).map_err(|e| fail(mode.name, Kind::Crash, e))?;
+        stats.fmerge_runs += 1;
+        if r.0 != 0 || String::from_utf8_lossy(&r.2).contains("panicked") {
+            return Err(fail(mode.name, Kind::Crash, format!("exit {}: {}", r.0, text(&r.2))));
+        }
+        verify(tools, &out).map_err(|e| fail(mode.name, Kind::Verifier, e))?;
+        let (merged, skipped) = report_counts(&rep);
+        stats.merged += merged;
+        stats.skipped += skipped;
+        stats.per_mode.push((mode.name, merged));
+        if let Some(want) = &reference {
+            let got = execute(tools, &out, dir).map_err(|e| fail(mode.name, Kind::Behaviour, e))?;
+            stats.executions += 1;
+            if &got != want {
+                return Err(fail(
+                    mode.name,
+                    Kind::Behaviour,
+                    format!(
+                        "exit {} vs {}\n--- original stdout\n{}\n--- merged stdout\n{}\n--- merged stderr\n{}",
+                        want.0,
+                        got.0,
+                        text(&want.1),
+                        text(&got.1),
+                        text(&got.2)
+                    ),
+                ));
+            }
+        }
+        if plan.determinism && mode.name == plan.modes[0].name {
+            let out2 = dir.join("again.bc");
+            let rep2 = dir.join("again.json");
+            let r2 = fmerge(tools, input, mode, &out2, &rep2)
+                .map_err(|e| fail(mode.name, Kind::Crash, e))?;
+            stats.fmerge_runs += 1;
+            let same = |a: &Path, b: &Path| std::fs::read(a).ok() == std::fs::read(b).ok();
+            if r2.0 != 0 || !same(&out, &out2) || !same(&rep, &rep2) {
+                return Err(fail(
+                    mode.name,
+                    Kind::Nondeterminism,
+                    "a second run gave a different output or report".into(),
+                ));
+            }
+        }
+    }
+    Ok(stats)
+}

@@ -1,0 +1,339 @@
+//! A whole generated module: families of similar functions, the helpers and globals they use,
+//! and a `main` that calls every function on many inputs and prints checksums of the results,
+//! of the side-effect log, of the global cells and of function-address comparisons.
+
+use crate::ast::*;
+use crate::emit;
+use crate::family::{self, CELLS, Drift, Features, PURE_HELPERS, TABLES};
+use crate::rng::Rng;
+use std::fmt::Write;
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub seed: u64,
+    /// Families of similar functions (each starts from one random function).
+    pub families: usize,
+    /// Members per family, at most (at least 2).
+    pub max_members: usize,
+    /// Inputs each function is called with.
+    pub inputs: usize,
+    /// `invoke`/`landingpad` with a C++ personality (needs the C++ runtime when run).
+    pub eh: bool,
+}
+
+impl Config {
+    pub fn new(seed: u64) -> Config {
+        Config { seed, families: 4, max_members: 4, inputs: 48, eh: true }
+    }
+}
+
+/// A generated module.
+pub struct Generated {
+    pub ll: String,
+    pub functions: Vec<Function>,
+    /// One line per family member: how it was derived from the family's base.
+    pub notes: Vec<String>,
+}
+
+const FNV: i64 = 0xcbf2_9ce4_8422_2325_u64 as i64;
+const PRIME: i64 = 0x0000_0100_0000_01b3;
+
+/// The families of functions for `cfg`, without the module around them.
+pub fn families(cfg: &Config) -> (Vec<Function>, Vec<String>) {
+    let mut rng = Rng::new(cfg.seed);
+    let feat = Features { eh: cfg.eh };
+    let mut funcs = Vec::new();
+    let mut notes = Vec::new();
+    for fam in 0..cfg.families {
+        let mut r = rng.fork();
+        let base = family::function(&mut r, format!("fam{fam}_m0"), feat);
+        let members = r.range(2, cfg.max_members.max(2) as i64) as usize;
+        notes.push(format!("fam{fam}_m0: base ({} statements)", base.size()));
+        funcs.push(base.clone());
+        for m in 1..members {
+            let mut f = base.clone();
+            f.name = format!("fam{fam}_m{m}");
+            let drift = match r.below(10) {
+                0 | 1 => Drift::Identical,
+                2..=4 => Drift::Constants,
+                _ => Drift::Similar,
+            };
+            let n = match drift {
+                Drift::Identical => 0,
+                Drift::Constants => r.range(1, 3),
+                Drift::Similar => r.range(1, 4),
+            };
+            let what: Vec<&str> =
+                (0..n).map(|_| family::mutate(&mut r, &mut f, drift, feat)).collect();
+            // Copies keep their own linkage and address-taken flag now and then.
+            if r.chance(30) {
+                f.linkage = *r.pick(&[Linkage::Internal, Linkage::External, Linkage::LinkonceOdr]);
+                f.address_taken = r.chance(25);
+            }
+            notes.push(format!("{}: {drift:?} [{}]", f.name, what.join(", ")));
+            funcs.push(f);
+        }
+    }
+    (funcs, notes)
+}
+
+/// Generates the module for `cfg`.
+pub fn generate(cfg: &Config) -> Generated {
+    let (functions, notes) = families(cfg);
+    let mut rng = Rng::new(cfg.seed ^ 0xD1B5_4A32_D192_ED03);
+    let ll = module(&functions, cfg, &mut rng);
+    Generated { ll, functions, notes }
+}
+
+fn helpers(s: &mut String, eh: bool) {
+    for w in [Ty::I32, Ty::I64] {
+        let t = w.ll();
+        // Pure helpers: wrapping arithmetic only.
+        let k1 = w.lit(0x9E37_79B1);
+        let k2 = w.lit(0x7F4A_7C15);
+        writeln!(
+            s,
+            "define internal {t} @mix0_{t}({t} %a, {t} %b) noinline {{\n  %x = mul {t} %a, {k1}\n  \
+             %y = add {t} %b, {k2}\n  %r = xor {t} %x, %y\n  ret {t} %r\n}}\n"
+        )
+        .unwrap();
+        writeln!(
+            s,
+            "define internal {t} @mix1_{t}({t} %a, {t} %b) noinline {{\n  %x = shl {t} %b, 5\n  \
+             %y = lshr {t} %b, 3\n  %z = xor {t} %a, %x\n  %r = add {t} %z, %y\n  ret {t} %r\n}}\n"
+        )
+        .unwrap();
+        writeln!(
+            s,
+            "define {t} @mix2_{t}({t} %a, {t} %b) noinline {{\n  %x = mul {t} %b, 3\n  \
+             %y = sub {t} %a, %x\n  %r = xor {t} %y, 85\n  ret {t} %r\n}}\n"
+        )
+        .unwrap();
+        assert_eq!(PURE_HELPERS, 3);
+        // The side-effect log: an FNV-style hash over (value, tag) pairs, and a count.
+        let ext = if w == Ty::I64 { "%v".to_string() } else { "%x0".to_string() };
+        let sext =
+            if w == Ty::I64 { String::new() } else { format!("  %x0 = sext {t} %v to i64\n") };
+        writeln!(
+            s,
+            "define internal void @log_{t}(i32 %tag, {t} %v) noinline {{\n{sext}  \
+             %tg = zext i32 %tag to i64\n  %h = load i64, ptr @log_hash\n  %m1 = xor i64 %h, {ext}\n  \
+             %m2 = mul i64 %m1, {PRIME}\n  %m3 = xor i64 %m2, %tg\n  %m4 = mul i64 %m3, {PRIME}\n  \
+             store i64 %m4, ptr @log_hash\n  %c = load i64, ptr @log_count\n  %c1 = add i64 %c, 1\n  \
+             store i64 %c1, ptr @log_count\n  ret void\n}}\n"
+        )
+        .unwrap();
+        let tagw = if w == Ty::I64 { "  %tw = sext i32 %tag to i64\n" } else { "" };
+        let tw = if w == Ty::I64 { "%tw" } else { "%tag" };
+        writeln!(
+            s,
+            "define internal {t} @logret_{t}(i32 %tag, {t} %v) noinline {{\n  \
+             call void @log_{t}(i32 %tag, {t} %v)\n{tagw}  %r = xor {t} %v, {tw}\n  ret {t} %r\n}}\n"
+        )
+        .unwrap();
+        if eh {
+            writeln!(
+                s,
+                "define internal {t} @maythrow_{t}({t} %x) noinline {{\nentry:\n  %m = and {t} %x, 3\n  \
+                 %c = icmp eq {t} %m, 1\n  br i1 %c, label %throw, label %ok\nthrow:\n  \
+                 %e = call ptr @__cxa_allocate_exception(i64 4)\n  store i32 7, ptr %e\n  \
+                 call void @__cxa_throw(ptr %e, ptr @_ZTIi, ptr null)\n  unreachable\nok:\n  \
+                 %r = mul {t} %x, 3\n  %r1 = add {t} %r, 1\n  ret {t} %r1\n}}\n"
+            )
+            .unwrap();
+        }
+        for n in ["smax", "smin", "umax", "umin"] {
+            writeln!(s, "declare {t} @llvm.{n}.{t}({t}, {t})").unwrap();
+        }
+        writeln!(s, "declare {t} @llvm.ctpop.{t}({t})\ndeclare {t} @llvm.bswap.{t}({t})").unwrap();
+        writeln!(s, "declare {t} @llvm.abs.{t}({t}, i1)\n").unwrap();
+    }
+    if eh {
+        s.push_str(
+            "@_ZTIi = external constant ptr\ndeclare ptr @__cxa_allocate_exception(i64)\n\
+             declare void @__cxa_throw(ptr, ptr, ptr)\ndeclare i32 @__gxx_personality_v0(...)\n\
+             declare ptr @__cxa_begin_catch(ptr)\ndeclare void @__cxa_end_catch()\n\n",
+        );
+    }
+    s.push_str("declare i32 @printf(ptr, ...)\n\n");
+}
+
+fn cstr(s: &mut String, name: &str, text: &str) {
+    let mut esc = String::new();
+    for b in text.bytes().chain([0]) {
+        if b.is_ascii_graphic() && b != b'"' && b != b'\\' || b == b' ' {
+            esc.push(b as char);
+        } else {
+            write!(esc, "\\{b:02X}").unwrap();
+        }
+    }
+    writeln!(s, "@{name} = private unnamed_addr constant [{} x i8] c\"{esc}\"", text.len() + 1)
+        .unwrap();
+}
+
+fn module(funcs: &[Function], cfg: &Config, rng: &mut Rng) -> String {
+    let mut s = String::new();
+    writeln!(s, "; generated by fmerge-irgen, seed {}", cfg.seed).unwrap();
+    s.push_str(
+        "target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128\"\n\
+         target triple = \"x86_64-pc-linux-gnu\"\n\n",
+    );
+    writeln!(s, "@log_hash = internal global i64 {FNV}\n@log_count = internal global i64 0")
+        .unwrap();
+    for w in [Ty::I32, Ty::I64] {
+        for k in 0..CELLS {
+            let link = if k % 2 == 0 { "internal " } else { "" };
+            writeln!(s, "@cell{k}_{0} = {link}global {0} 0", w.ll()).unwrap();
+        }
+        for k in 0..TABLES {
+            let vals: Vec<String> =
+                (0..16).map(|_| format!("{} {}", w.ll(), w.lit(rng.constant()))).collect();
+            let kind = if k == 2 { "private unnamed_addr constant" } else { "internal constant" };
+            writeln!(s, "@tab{k}_{0} = {kind} [16 x {0}] [{1}]", w.ll(), vals.join(", ")).unwrap();
+        }
+    }
+    let specials = [0, 1, -1, 2, 3, 7, 15, 255, 256, 65535, 65536, i64::MIN, i64::MAX];
+    let inputs: Vec<String> = (0..cfg.inputs)
+        .map(|k| {
+            let v = if k % 3 == 0 { *rng.pick(&specials) } else { rng.constant() };
+            format!("i64 {v}")
+        })
+        .collect();
+    writeln!(s, "@inputs = internal constant [{} x i64] [{}]", cfg.inputs, inputs.join(", "))
+        .unwrap();
+    let taken: Vec<&Function> = funcs.iter().filter(|f| f.address_taken).collect();
+    if !taken.is_empty() {
+        let ptrs: Vec<String> = taken.iter().map(|f| format!("ptr @{}", f.name)).collect();
+        writeln!(s, "@fptrs = internal global [{} x ptr] [{}]", ptrs.len(), ptrs.join(", "))
+            .unwrap();
+    }
+    cstr(&mut s, "fmt.f", "%s %016llx\n");
+    cstr(&mut s, "fmt.log", "log %llu %016llx\n");
+    cstr(&mut s, "fmt.cells", "cells %016llx\n");
+    cstr(&mut s, "fmt.addr", "addr %s %s %d\n");
+    for f in funcs {
+        cstr(&mut s, &format!("name.{}", f.name), &f.name);
+    }
+    s.push('\n');
+    helpers(&mut s, cfg.eh);
+    for f in funcs {
+        s.push_str(&emit::function(f));
+        s.push('\n');
+    }
+    driver(&mut s, funcs, cfg.inputs);
+    s
+}
+
+fn driver(s: &mut String, funcs: &[Function], n: usize) {
+    s.push_str("define i32 @main() {\nentry:\n");
+    let mut prev = "entry".to_string();
+    let mut acc = FNV.to_string();
+    let mut slot = 0;
+    for (j, f) in funcs.iter().enumerate() {
+        let r = f.ret.ll();
+        writeln!(s, "  br label %L{j}\nL{j}:").unwrap();
+        writeln!(s, "  %i{j} = phi i64 [ 0, %{prev} ], [ %in{j}, %L{j} ]").unwrap();
+        writeln!(s, "  %a{j} = phi i64 [ {acc}, %{prev} ], [ %an{j}, %L{j} ]").unwrap();
+        let np = f.params.len();
+        let mut args = Vec::new();
+        for (q, p) in f.params.iter().enumerate() {
+            writeln!(
+                s,
+                "  %ix{j}.{q} = mul i64 %i{j}, {np}\n  %iy{j}.{q} = add i64 %ix{j}.{q}, {}\n  \
+                 %iz{j}.{q} = urem i64 %iy{j}.{q}, {n}\n  \
+                 %ip{j}.{q} = getelementptr inbounds [{n} x i64], ptr @inputs, i64 0, i64 %iz{j}.{q}\n  \
+                 %in{j}.{q} = load i64, ptr %ip{j}.{q}",
+                q + j
+            )
+            .unwrap();
+            if p.ty == Ty::I64 {
+                args.push(format!("i64 %in{j}.{q}"));
+            } else {
+                writeln!(s, "  %arg{j}.{q} = trunc i64 %in{j}.{q} to {}", p.ty.ll()).unwrap();
+                args.push(format!("{} %arg{j}.{q}", p.ty.ll()));
+            }
+        }
+        let callee = if f.address_taken {
+            let k = funcs[..j].iter().filter(|g| g.address_taken).count();
+            let total = funcs.iter().filter(|g| g.address_taken).count();
+            writeln!(
+                s,
+                "  %fpp{j} = getelementptr inbounds [{total} x ptr], ptr @fptrs, i64 0, i64 {k}\n  \
+                 %fp{j} = load ptr, ptr %fpp{j}"
+            )
+            .unwrap();
+            slot += 1;
+            format!("%fp{j}")
+        } else {
+            format!("@{}", f.name)
+        };
+        writeln!(s, "  %r{j} = call {r} {callee}({})", args.join(", ")).unwrap();
+        let rz = if f.ret == Ty::I64 {
+            format!("%r{j}")
+        } else {
+            writeln!(s, "  %rz{j} = sext {r} %r{j} to i64").unwrap();
+            format!("%rz{j}")
+        };
+        writeln!(
+            s,
+            "  %ax{j} = xor i64 %a{j}, {rz}\n  %an{j} = mul i64 %ax{j}, {PRIME}\n  \
+             %in{j} = add i64 %i{j}, 1\n  %d{j} = icmp eq i64 %in{j}, {n}\n  \
+             br i1 %d{j}, label %P{j}, label %L{j}\nP{j}:\n  \
+             call i32 (ptr, ...) @printf(ptr @fmt.f, ptr @name.{}, i64 %an{j})",
+            f.name
+        )
+        .unwrap();
+        prev = format!("P{j}");
+        acc = format!("%an{j}");
+    }
+    let _ = slot;
+    s.push_str(
+        "  %lc = load i64, ptr @log_count\n  %lh = load i64, ptr @log_hash\n  \
+         call i32 (ptr, ...) @printf(ptr @fmt.log, i64 %lc, i64 %lh)\n",
+    );
+    let mut h = FNV.to_string();
+    let mut k = 0;
+    for w in [Ty::I32, Ty::I64] {
+        for c in 0..CELLS {
+            let t = w.ll();
+            writeln!(s, "  %c{k} = load {t}, ptr @cell{c}_{t}").unwrap();
+            let v = if w == Ty::I64 {
+                format!("%c{k}")
+            } else {
+                writeln!(s, "  %cz{k} = sext {t} %c{k} to i64").unwrap();
+                format!("%cz{k}")
+            };
+            writeln!(s, "  %cx{k} = xor i64 {h}, {v}\n  %ch{k} = mul i64 %cx{k}, {PRIME}").unwrap();
+            h = format!("%ch{k}");
+            k += 1;
+        }
+    }
+    writeln!(s, "  call i32 (ptr, ...) @printf(ptr @fmt.cells, i64 {h})").unwrap();
+    // Distinct functions whose addresses are significant must keep distinct addresses.
+    let sig: Vec<(usize, &Function)> = funcs
+        .iter()
+        .filter(|f| f.address_taken)
+        .enumerate()
+        .filter(|(_, f)| f.unnamed == UnnamedAddr::None)
+        .collect();
+    let total = funcs.iter().filter(|g| g.address_taken).count();
+    for (x, (ka, fa)) in sig.iter().enumerate() {
+        for (kb, fb) in &sig[x + 1..] {
+            let tag = format!("{ka}_{kb}");
+            writeln!(
+                s,
+                "  %pa{tag} = getelementptr inbounds [{total} x ptr], ptr @fptrs, i64 0, i64 {ka}\n  \
+                 %la{tag} = load ptr, ptr %pa{tag}\n  \
+                 %pb{tag} = getelementptr inbounds [{total} x ptr], ptr @fptrs, i64 0, i64 {kb}\n  \
+                 %lb{tag} = load ptr, ptr %pb{tag}\n  %eq{tag} = icmp eq ptr %la{tag}, %lb{tag}\n  \
+                 %ez{tag} = zext i1 %eq{tag} to i32\n  \
+                 call i32 (ptr, ...) @printf(ptr @fmt.addr, ptr @name.{}, ptr @name.{}, i32 %ez{tag})",
+                fa.name, fb.name
+            )
+            .unwrap();
+        }
+    }
+    writeln!(s, "  %rt = trunc i64 {acc} to i32\n  %rc = and i32 %rt, 63\n  ret i32 %rc\n}}")
+        .unwrap();
+}
