@@ -111,7 +111,7 @@ fn stmt(rng: &mut Rng, c: Ctx, depth: u32) -> Stmt {
         12 | 13 => Stmt::Log(rng.range(0, 99), expr(rng, c, 2)),
         14 => Stmt::StoreCell(rng.below(CELLS), expr(rng, c, 2)),
         15 => Stmt::StoreArr(expr(rng, c, 1), expr(rng, c, 2)),
-        16 if c.eh => Stmt::Invoke(rng.below(c.vars), expr(rng, c, 2), rng.range(-50, 50)),
+        16 | 18 if c.eh => Stmt::Invoke(rng.below(c.vars), expr(rng, c, 2), rng.range(-50, 50)),
         17 => Stmt::Return(cond(rng, c), expr(rng, c, 2)),
         _ => Stmt::Assign(rng.below(c.vars), expr(rng, c, 2)),
     }

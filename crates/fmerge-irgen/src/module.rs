@@ -229,7 +229,6 @@ fn driver(s: &mut String, funcs: &[Function], n: usize) {
     s.push_str("define i32 @main() {\nentry:\n");
     let mut prev = "entry".to_string();
     let mut acc = FNV.to_string();
-    let mut slot = 0;
     for (j, f) in funcs.iter().enumerate() {
         let r = f.ret.ll();
         writeln!(s, "  br label %L{j}\nL{j}:").unwrap();
@@ -263,7 +262,7 @@ fn driver(s: &mut String, funcs: &[Function], n: usize) {
                  %fp{j} = load ptr, ptr %fpp{j}"
             )
             .unwrap();
-            slot += 1;
+
             format!("%fp{j}")
         } else {
             format!("@{}", f.name)
@@ -287,7 +286,6 @@ fn driver(s: &mut String, funcs: &[Function], n: usize) {
         prev = format!("P{j}");
         acc = format!("%an{j}");
     }
-    let _ = slot;
     s.push_str(
         "  %lc = load i64, ptr @log_count\n  %lh = load i64, ptr @log_hash\n  \
          call i32 (ptr, ...) @printf(ptr @fmt.log, i64 %lc, i64 %lh)\n",

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Differential execution of the benchmark corpus: every program, built with and without fmerge.
+
+For every corpus program (already built by `bench/corpus/corpus.py build`) and every merge
+mode, this runs `fmerge opt` on the whole-program module, checks the result with
+`opt-22 -passes=verify`, links it with the corpus' reference recipe and runs the program's
+smoke workload (`corpus.py smoke PROG --bc OUT.bc`), which compares stdout, stderr and the
+exit status of every case byte for byte with the reference build.  With `--twice`, fmerge runs
+a second time and its output and report must be byte-identical to the first run's
+(determinism).
+
+Modes (`--modes`, default all that apply):
+
+  identical      --merge identical
+  constants      --merge identical,constants
+  all            (fmerge's default: identical, constants, similar; hybrid profit)
+  exact          --profit exact
+  whole-program  --whole-program (Rust programs only: fd, tokei, whose only external symbols
+                 are `main` and `rust_eh_personality`)
+
+Examples:
+
+  python3 bench/reliability.py                          # x86-64, all programs and modes
+  python3 bench/reliability.py lua sqlite --modes all,exact --twice
+  python3 bench/reliability.py --target aarch64 --modes all   # AArch64 under qemu-user
+  python3 bench/reliability.py --json build/reliability/x86_64.json
+
+Exit status 0 when every run merged, verified and passed its smoke workload (and was
+deterministic with --twice), 1 otherwise.  Python 3.11 standard library only.  This is a
+soak, not part of `make test`: it needs the corpus (about 20 minutes to build) and takes
+tens of minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "bench" / "corpus" / "corpus.py"
+PROGRAMS = ["bzip2", "lua", "xz", "zstd", "sqlite", "quickjs", "leveldb", "fd", "tokei"]
+RUST = {"fd", "tokei"}
+MODES = {
+    "identical": ["--merge", "identical"],
+    "constants": ["--merge", "identical,constants"],
+    "all": [],
+    "exact": ["--profit", "exact"],
+    "whole-program": ["--whole-program"],
+}
+SMOKE_LINE = re.compile(r"^(\S+): (\d+) passed, (\d+) failed$", re.M)
+
+
+def default_fmerge() -> str:
+    if os.environ.get("FMERGE"):
+        return os.environ["FMERGE"]
+    for d in [os.environ.get("CARGO_TARGET_DIR"), str(ROOT / "target"), "/work/target-rel"]:
+        if d and Path(d, "release", "fmerge").exists():
+            return str(Path(d, "release", "fmerge"))
+    return "fmerge"
+
+
+def sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()[:16]
+
+
+def run(cmd: list[str], timeout: float) -> tuple[int, str, str, float]:
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr, time.time() - t0
+    except subprocess.TimeoutExpired:
+        return -999, "", f"timeout after {timeout} s", time.time() - t0
+
+
+def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
+    src = corpus_dir / prog / f"{prog}.bc"
+    out = work / f"{prog}.{mode}.bc"
+    rep = work / f"{prog}.{mode}.json"
+    res: dict = {"program": prog, "mode": mode, "target": args.target}
+    cmd = [args.fmerge, "opt", str(src), "-o", str(out), "--report", str(rep), "-q"] + MODES[mode]
+    if not args.measure:
+        cmd.append("--no-measure")
+    code, _, err, dt = run(cmd, args.timeout)
+    res.update(fmerge_exit=code, fmerge_seconds=round(dt, 1))
+    if code != 0:
+        res.update(ok=False, problem=f"fmerge exit {code}: {err.strip()[-2000:]}")
+        return res
+    report = json.loads(rep.read_text())
+    res.update(
+        merges=len(report["merges"]),
+        functions_merged=sum(len(m["members"]) for m in report["merges"]),
+        functions_before=report["functions_before"],
+        functions_after=report["functions_after"],
+        skipped=len(report["skipped"]),
+        rolled_back=sum(s.get("rolled_back", 0) for s in report["stages"]),
+        text_before=report.get("text_bytes_before"),
+        text_after=report.get("text_bytes_after"),
+    )
+    problems = []
+    if args.twice:
+        out2, rep2 = work / f"{prog}.{mode}.2.bc", work / f"{prog}.{mode}.2.json"
+        cmd2 = [out2 if x == str(out) else rep2 if x == str(rep) else x for x in cmd]
+        code2, _, err2, _ = run([str(x) for x in cmd2], args.timeout)
+        same = code2 == 0 and out.read_bytes() == out2.read_bytes() and rep.read_bytes() == rep2.read_bytes()
+        res["deterministic"] = same
+        if not same:
+            problems.append(f"second run differs (exit {code2}; bc {sha(out)} vs "
+                            f"{sha(out2) if out2.exists() else '-'}; report {sha(rep)} vs "
+                            f"{sha(rep2) if rep2.exists() else '-'})")
+        for p in (out2, rep2):
+            p.unlink(missing_ok=True)
+    code, _, err, _ = run(["opt-22", "-passes=verify", "-disable-output", str(out)], args.timeout)
+    res["verifies"] = code == 0
+    if code != 0:
+        problems.append(f"verifier: {err.strip()[-2000:]}")
+    else:
+        code, _, err, dt = run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog,
+                                "--bc", str(out)], args.timeout)
+        m = SMOKE_LINE.findall(err)
+        res.update(smoke_exit=code, smoke_seconds=round(dt, 1))
+        if m:
+            res.update(smoke_passed=int(m[-1][1]), smoke_failed=int(m[-1][2]))
+        if code != 0:
+            problems.append(f"smoke exit {code}: {err.strip()[-3000:]}")
+    res["ok"] = not problems
+    if problems:
+        res["problem"] = "; ".join(problems)
+    elif not args.keep:
+        out.unlink(missing_ok=True)
+    return res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("programs", nargs="*", default=PROGRAMS)
+    ap.add_argument("--modes", default=",".join(MODES), help="comma-separated (default: %(default)s)")
+    ap.add_argument("--target", choices=["x86_64", "aarch64"], default="x86_64")
+    ap.add_argument("--corpus", help="corpus output dir (default: build/corpus or build/corpus-aarch64)")
+    ap.add_argument("--fmerge", default=default_fmerge())
+    ap.add_argument("--work", help="where merged modules and reports go (default: build/reliability/TARGET)")
+    ap.add_argument("--twice", action="store_true", help="run fmerge twice, compare output and report bytes")
+    ap.add_argument("--measure", action="store_true", help="let fmerge measure .text (default: --no-measure)")
+    ap.add_argument("--keep", action="store_true", help="keep merged modules that passed")
+    ap.add_argument("--timeout", type=float, default=3600)
+    ap.add_argument("--json", help="write all results here (default: WORK/results.json)")
+    args = ap.parse_args(argv)
+    corpus_dir = Path(args.corpus or ROOT / "build" / ("corpus" if args.target == "x86_64" else "corpus-aarch64"))
+    work = Path(args.work or ROOT / "build" / "reliability" / args.target)
+    work.mkdir(parents=True, exist_ok=True)
+    modes = [m for m in args.modes.split(",") if m]
+    for m in modes:
+        if m not in MODES:
+            ap.error(f"unknown mode {m}")
+    results = []
+    t0 = time.time()
+    for prog in args.programs:
+        if not (corpus_dir / prog / f"{prog}.bc").exists():
+            print(f"{prog}: not built in {corpus_dir}, skipped", file=sys.stderr)
+            continue
+        for mode in modes:
+            if mode == "whole-program" and prog not in RUST:
+                continue
+            r = one(args, prog, mode, corpus_dir, work)
+            results.append(r)
+            smoke = f"{r.get('smoke_passed', '?')}/{r.get('smoke_passed', 0) + r.get('smoke_failed', 0)}"
+            print(f"{prog:8} {mode:14} merged {r.get('functions_merged', '-'):>5} fns in "
+                  f"{r.get('merges', '-'):>4} merges, fmerge {r['fmerge_seconds']:7.1f}s, "
+                  f"verify {'ok' if r.get('verifies') else 'FAIL'}, smoke {smoke}"
+                  f"{', deterministic' if r.get('deterministic') else ''}  {'ok' if r['ok'] else 'FAIL'}",
+                  flush=True)
+            if not r["ok"]:
+                print(f"    {r['problem'][:4000]}", flush=True)
+            Path(args.json or work / "results.json").write_text(json.dumps(
+                {"fmerge": args.fmerge, "target": args.target, "seconds": round(time.time() - t0),
+                 "results": results}, indent=1) + "\n")
+    bad = [r for r in results if not r["ok"]]
+    cases = sum(r.get("smoke_passed", 0) + r.get("smoke_failed", 0) for r in results)
+    print(f"{len(results)} runs, {cases} smoke cases, {len(bad)} failed runs, "
+          f"{round(time.time() - t0)} s", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
