@@ -115,7 +115,8 @@ pub fn compare(
         {
             return None;
         }
-        for (k, (&x, &y)) in f.ops(i).iter().zip(g.ops(j)).enumerate() {
+        let (xs, ys) = (canonical_operands(f, wf, i), canonical_operands(g, wg, j));
+        for (&(k, x), &(_, y)) in xs.iter().zip(&ys) {
             if !operands_equal(t, f, wf, x, g, wg, y, mode)? {
                 // Only reachable for two different `Param` constants of one type.
                 let (Operand::Const { id: l, .. }, Operand::Const { id: r, .. }) = (x, y) else {
@@ -126,6 +127,30 @@ pub fn compare(
         }
     }
     Some(diffs)
+}
+
+/// The operands of instruction `i` with their indices, in a canonical order: as they are, except
+/// for a phi, whose (value, block) pairs are ordered by the walk position of the incoming block
+/// (the order LLVM keeps them in says nothing about the program). For a phi with `n` entries the
+/// result lists value `k` then block `k` for each entry in that order.
+pub fn canonical_operands(f: &FuncData, w: &Walk, i: u32) -> Vec<(u32, Operand)> {
+    let ops = f.ops(i);
+    if f.insts[i as usize].opcode != crate::ir::opcode::PHI {
+        return ops.iter().enumerate().map(|(k, &o)| (k as u32, o)).collect();
+    }
+    let n = ops.len() / 2;
+    let serial = |b: Operand| match b {
+        Operand::Block(b) => w.block_serial[b as usize],
+        _ => UNREACHED,
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&k| serial(ops[n + k]));
+    let mut out = Vec::with_capacity(ops.len());
+    for k in order {
+        out.push((k as u32, ops[k]));
+        out.push(((n + k) as u32, ops[n + k]));
+    }
+    out
 }
 
 /// `Some(true)`: equal. `Some(false)`: different `Param` constants that `mode` tolerates.
@@ -194,7 +219,7 @@ pub fn structural_hash(t: &ModuleTables, f: &FuncData, w: &Walk, mode: Mode) -> 
             .word(u64::from(inst.ty.0))
             .word(u64::from(inst.state.0))
             .word(inst.ops.len() as u64);
-        for &op in f.ops(i) {
+        for (_, op) in canonical_operands(f, w, i) {
             match op {
                 Operand::Inst(a) => h.word(1).word(u64::from(w.inst_serial[a as usize])),
                 Operand::Block(a) => h.word(2).word(u64::from(w.block_serial[a as usize])),

@@ -401,6 +401,16 @@ pub struct ModuleTables {
     pub states: Vec<StateInfo>,
     /// The opaque pointer type of address space 0.
     pub ptr_type: TypeId,
+    /// Stable hash of each opaque entity (`Operand::Opaque` ids and the attribute-list keys in
+    /// states), by id.
+    pub opaque: Vec<u64>,
+}
+
+impl ModuleTables {
+    /// Stable hash of opaque id `id` (0 for an id the tables do not know).
+    pub fn opaque_hash(&self, id: u32) -> u64 {
+        self.opaque.get(id as usize).copied().unwrap_or(0)
+    }
 }
 
 /// A whole module lowered to plain data.

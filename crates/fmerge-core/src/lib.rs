@@ -13,6 +13,8 @@
 //!   parameterizable constants (constant-parameterized merging).
 //! - [`profit`]: the profit model Δ = Σ c(fi) − (c(merged) + ε) and when to confirm it by
 //!   generating code.
+//! - [`global`]: global merging across modules: stable per-function summaries, the combine
+//!   step and the summary / merge-information file formats.
 //! - [`bitcode`]: reads the producer string of a bitcode file without LLVM (version checks).
 //! - [`encode`]: one stable 32-bit integer per instruction (opcode, types, operand shape), equal
 //!   across modules; the alphabet of MinHash shingles.
@@ -31,6 +33,7 @@ pub mod bitcode;
 pub mod compare;
 pub mod encode;
 pub mod fingerprint;
+pub mod global;
 pub mod hash;
 pub mod ir;
 pub mod lsh;

@@ -12,6 +12,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/IR/Attributes.h"
 #include "llvm/IR/Dominators.h"
@@ -284,6 +285,23 @@ const void *fm_attr_key(LLVMValueRef V) {
   return K.getRawPointer();
 }
 
+// Stable content hash of the must-match part of an attribute list (`fm_attr_key`): equal on
+// every run and in every module, for summaries shared between builds.
+uint64_t fm_attr_key_hash(LLVMValueRef V) {
+  Value *Val = unwrap(V);
+  LLVMContext &C = Val->getContext();
+  AttributeList L = attrsOf(Val);
+  std::string S;
+  S += mustMatchPart(C, L.getFnAttrs()).getAsString();
+  S += "|";
+  S += mustMatchPart(C, L.getRetAttrs()).getAsString();
+  for (unsigned i = 0; i < L.getNumAttrSets(); ++i) {
+    S += "|";
+    S += mustMatchPart(C, L.getParamAttrs(i)).getAsString();
+  }
+  return xxh3_64bits(S);
+}
+
 // Whether the attribute lists of `A` and `B` (two functions or two call sites) intersect.
 int fm_attrs_intersectable(LLVMValueRef A, LLVMValueRef B) {
   Value *VA = unwrap(A);
@@ -516,6 +534,16 @@ extern "C" {
 // always share it, so it picks out the few functions worth lowering for those comparisons.
 uint64_t fm_structural_hash(LLVMValueRef Fn) {
   return StructuralHash(*unwrap<Function>(Fn), /*DetailedHash=*/false);
+}
+
+} // extern "C"
+
+extern "C" {
+
+// Puts every function in a section of its own (`-ffunction-sections`), which the linker's
+// identical code folding needs to fold functions.
+void fm_set_function_sections(LLVMTargetMachineRef TM, int On) {
+  unwrapTM(TM)->Options.FunctionSections = On != 0;
 }
 
 } // extern "C"

@@ -21,6 +21,7 @@ unsafe extern "C" {
     pub fn fm_is_interposable(gv: LLVMValueRef) -> i32;
     pub fn fm_copy_function_attrs(dst: LLVMValueRef, src: LLVMValueRef);
     pub fn fm_attr_key(v: LLVMValueRef) -> *const c_void;
+    pub fn fm_attr_key_hash(v: LLVMValueRef) -> u64;
     pub fn fm_attrs_intersectable(a: LLVMValueRef, b: LLVMValueRef) -> i32;
     pub fn fm_intersect_attrs(keep: LLVMValueRef, other: LLVMValueRef) -> i32;
     pub fn fm_copy_call_attrs(call: LLVMValueRef, from: LLVMValueRef);
@@ -58,6 +59,7 @@ unsafe extern "C" {
     pub fn fm_repair_dominance(f: LLVMValueRef, max_repairs: u32) -> i32;
     pub fn fm_blocks_address_taken(f: LLVMValueRef) -> i32;
     pub fn fm_structural_hash(f: LLVMValueRef) -> u64;
+    pub fn fm_set_function_sections(tm: LLVMTargetMachineRef, on: i32);
     pub fn fm_verify_function(f: LLVMValueRef, msg: *mut u8, cap: usize) -> i32;
     pub fn fm_strip_function_debug_info(f: LLVMValueRef);
     pub fn fm_move_body(dst: LLVMValueRef, src: LLVMValueRef) -> i32;

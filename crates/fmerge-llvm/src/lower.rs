@@ -99,9 +99,16 @@ impl<'m> Lowerer<'m> {
         id
     }
 
-    fn opaque_id(&mut self, identity: usize) -> u32 {
-        let next = self.opaque.len() as u32;
-        *self.opaque.entry(identity).or_insert(next)
+    /// Interns an opaque entity (metadata, inline asm, an attribute-list key) by identity;
+    /// `stable` computes its stable hash the first time it is seen.
+    fn opaque_id(&mut self, identity: usize, stable: impl FnOnce() -> u64) -> u32 {
+        if let Some(&id) = self.opaque.get(&identity) {
+            return id;
+        }
+        let id = self.tables.opaque.len() as u32;
+        self.tables.opaque.push(stable());
+        self.opaque.insert(identity, id);
+        id
     }
 
     fn state_id(&mut self, s: StateWords) -> StateId {
@@ -181,8 +188,8 @@ impl<'m> Lowerer<'m> {
         let mut s = StateWords::new(0x68656164);
         let fn_ty = f.global_value_type();
         s.ty(self, fn_ty);
-        let attrs = self.opaque_id(f.attr_key());
-        s.word(u64::from(attrs), u64::from(attrs)).same(u64::from(f.call_conv()));
+        let attrs = self.opaque_id(f.attr_key(), || f.attr_key_hash());
+        s.word(u64::from(attrs), self.tables.opaque[attrs as usize]).same(u64::from(f.call_conv()));
         if let Some(gc) = f.gc() {
             *tr |= traits::GC;
             s.same(fmerge_core::hash::hash_bytes(gc.as_bytes()));
@@ -282,8 +289,8 @@ impl<'m> Lowerer<'m> {
             }
             s.ty(self, i.called_function_type());
             s.same(u64::from(i.instruction_call_conv()));
-            let attrs = self.opaque_id(i.attr_key());
-            s.word(u64::from(attrs), 0);
+            let attrs = self.opaque_id(i.attr_key(), || i.attr_key_hash());
+            s.word(u64::from(attrs), self.tables.opaque[attrs as usize]);
             if op == opcode::CALL {
                 let kind = i.tail_call_kind();
                 s.same(u64::from(kind));
@@ -365,7 +372,8 @@ impl<'m> Lowerer<'m> {
             return Operand::SelfRef;
         }
         if v.is_metadata() || v.is_inline_asm() {
-            return Operand::Opaque(self.opaque_id(v.identity()));
+            let stable = || StableHasher::with_seed(0x6f706171).str(&v.print()).finish();
+            return Operand::Opaque(self.opaque_id(v.identity(), stable));
         }
         if v.is_constant() {
             if v.is_block_address() {
@@ -382,7 +390,7 @@ impl<'m> Lowerer<'m> {
             return Operand::Const { id: self.const_id(v), role };
         }
         // Anything else (a value of another function) cannot be compared: make it unique.
-        Operand::Opaque(self.opaque_id(v.identity()))
+        Operand::Opaque(self.opaque_id(v.identity(), || 0x6f74_6865_72))
     }
 }
 

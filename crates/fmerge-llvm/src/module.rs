@@ -186,6 +186,14 @@ impl<'c> Module<'c> {
         unsafe { c::LLVMSetDataLayout(self.raw(), t.as_ptr()) }
     }
 
+    /// Whether the module asks for position-independent code (clang's "PIC Level" flag, set for
+    /// `-fPIC`/`-fPIE`, the default of Debian's clang).
+    pub fn wants_pic(&self) -> bool {
+        let key = "PIC Level";
+        // SAFETY: live module; the key is passed with its length; a missing flag is null.
+        unsafe { !c::LLVMGetModuleFlag(self.raw(), key.as_ptr() as *const _, key.len()).is_null() }
+    }
+
     /// The opaque pointer type (address space 0) of this module's context.
     pub fn ptr_type(&self) -> Type<'_> {
         // SAFETY: the context outlives the module.

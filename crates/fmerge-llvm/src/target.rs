@@ -42,6 +42,17 @@ pub struct Target {
 impl Target {
     /// Creates a target machine for `triple` with `llc`'s defaults.
     pub fn new(triple: &str) -> Result<Target> {
+        Target::with_reloc(triple, RelocMode::Default)
+    }
+
+    /// A target machine for writing `module` as an object file users link: position
+    /// independent when the module asks for it (as clang would compile it), else as `llc`.
+    pub fn for_object_file(module: &Module<'_>, explicit: Option<&str>) -> Result<Target> {
+        let t = Target::for_module(module, explicit)?;
+        if module.wants_pic() { Target::with_reloc(&t.triple, RelocMode::PIC) } else { Ok(t) }
+    }
+
+    fn with_reloc(triple: &str, reloc: RelocMode) -> Result<Target> {
         init_targets();
         let t = TargetTriple::create(triple);
         let unknown =
@@ -53,7 +64,7 @@ impl Target {
                 "",
                 "",
                 OptimizationLevel::Default,
-                RelocMode::Default,
+                reloc,
                 CodeModel::Default,
             )
             .ok_or_else(|| unknown("LLVM could not create a target machine".into()))?;
@@ -69,6 +80,13 @@ impl Target {
             None => host_triple(),
         };
         Target::new(&triple)
+    }
+
+    /// Puts every function in a section of its own (`-ffunction-sections`): the linker's
+    /// identical code folding works on sections.
+    pub fn set_function_sections(&mut self, on: bool) {
+        // SAFETY: a live target machine owned by `self` (exclusive borrow).
+        unsafe { crate::ffi::fm_set_function_sections(self.raw(), i32::from(on)) }
     }
 
     pub fn triple(&self) -> &str {

@@ -383,6 +383,13 @@ impl<'m> Value<'m> {
         // SAFETY: a live function or call site (checked).
         unsafe { ffi::fm_attr_key(self.raw()) as usize }
     }
+    /// Stable content hash of what [`Value::attr_key`] identifies (equal across runs and
+    /// modules).
+    pub fn attr_key_hash(self) -> u64 {
+        let _ = self.attr_key(); // checks the kind of value
+        // SAFETY: a live function or call site (checked by `attr_key`).
+        unsafe { ffi::fm_attr_key_hash(self.raw()) }
+    }
     /// Identity of the must-match part of this function's function-level attributes (target
     /// CPU and features, optsize, sanitizers ...), whatever its parameters.
     pub fn fn_attr_key(self) -> usize {

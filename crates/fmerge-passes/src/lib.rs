@@ -10,6 +10,8 @@
 //! - [`constants`]: functions equal up to constants that can become parameters.
 //! - [`similar`]: similar functions: MinHash/LSH search, HyFM alignment, SalSSA-style merged
 //!   bodies with a function identifier.
+//! - [`global`]: global merging under separate compilation: module summaries and applying
+//!   the combined merge information.
 //! - [`fold`]: how merged-away functions stay callable (replace, redirect, thunk).
 //! - [`intersect`]: flags and metadata a shared body may keep.
 //! - [`proposal`]: a merge waiting for its verdict: pricing, settling close calls by
@@ -22,6 +24,7 @@
 
 pub mod constants;
 pub mod fold;
+pub mod global;
 pub mod identical;
 pub mod intersect;
 pub mod measure;

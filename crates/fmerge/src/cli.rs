@@ -28,7 +28,8 @@ Typical uses:
 
 Exit status: 0 success, 2 usage error, 3 missing or unreadable file, 4 input is not valid LLVM
 IR or bitcode, 5 bitcode from an LLVM newer than 22, 6 input fails the IR verifier, 7 unknown
-target, 8 code generation failed, 1 anything else.";
+target, 8 code generation failed, 9 a summary or merge-information file is corrupt or of another format
+version, 1 anything else.";
 
 #[derive(Parser, Debug)]
 #[command(name = "fmerge", version, about = ABOUT, long_about = LONG_ABOUT)]
@@ -54,6 +55,86 @@ and prints the bytes of executable sections and of each function symbol. This is
 every number fmerge reports."
     )]
     Size(SizeArgs),
+    /// Global merging, step 1 (per module): write the module's summary.
+    #[command(
+        long_about = "Writes a small summary of one module: for every function that could be \
+merged across modules, a stable hash of its structure that leaves out the constants a parameter \
+could replace (call targets and arguments, load/store operands), its size, and those constants. \
+Stable: the same on every machine and run. Run it on every module of the program (in parallel), \
+then `fmerge combine`, then `fmerge apply` on every module."
+    )]
+    Summarize(SummarizeArgs),
+    /// Global merging, step 2 (once): combine all summaries into merge information.
+    #[command(
+        long_about = "Reads the summaries of all modules, groups functions with equal hashes, works \
+out the parameters each group needs and keeps the groups whose merge pays (seed 002's \
+Benefit > Cost model). Writes the merge information `fmerge apply` reads. Merge information \
+from an earlier build may be reused: applying stale information is always correct, it only \
+finds fewer merges."
+    )]
+    Combine(CombineArgs),
+    /// Global merging, step 3 (per module): apply the merge information.
+    #[command(long_about = "For every function of the module whose hash has a group in the merge \
+information, makes a parameterized copy of the function's own body (`<name>.Tgm`) and turns the \
+function into a thunk that passes its own constants. Link the objects with identical code \
+folding (`ld.lld --icf=all`, objects built with function sections: `--emit obj` does that, and \
+bitcode outputs must be compiled with `-ffunction-sections`) so the copies from different \
+modules fold into one.")]
+    Apply(ApplyArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SummarizeArgs {
+    /// The module (.bc or .ll).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// The summary to write (conventionally IN.fms).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// Target triple for code-size costs (default: the module's).
+    #[arg(long, value_name = "TRIPLE")]
+    pub target: Option<String>,
+    /// Also print the summary as JSON (for inspection).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CombineArgs {
+    /// Summaries written by `fmerge summarize`.
+    #[arg(required = true, value_name = "IN.fms")]
+    pub inputs: Vec<PathBuf>,
+    /// The merge information to write (conventionally merge.fmi).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// No summary line.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print the merge information as JSON instead of the summary line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ApplyArgs {
+    /// The module (.bc or .ll).
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    /// Merge information written by `fmerge combine`.
+    #[arg(long, value_name = "merge.fmi")]
+    pub info: PathBuf,
+    /// Output file.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// What to write (objects get one section per function, for the linker's folding).
+    #[arg(long, value_enum, default_value_t = EmitKind::Bc)]
+    pub emit: EmitKind,
+    /// Target triple (default: the module's, else the host's).
+    #[arg(long, value_name = "TRIPLE")]
+    pub target: Option<String>,
+    /// Write a JSON report of the functions changed.
+    #[arg(long, value_name = "FILE.json")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

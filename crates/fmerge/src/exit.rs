@@ -3,6 +3,9 @@
 use fmerge_llvm::LlvmError;
 
 pub fn code_for(e: &anyhow::Error) -> i32 {
+    if crate::global::is_format_error(e) {
+        return 9;
+    }
     match e.downcast_ref::<LlvmError>() {
         Some(LlvmError::NotFound { .. } | LlvmError::Io { .. }) => 3,
         Some(LlvmError::Unreadable { .. } | LlvmError::Link { .. }) => 4,

@@ -2,6 +2,7 @@
 
 mod cli;
 mod exit;
+mod global;
 mod opt;
 mod progress;
 mod size;
@@ -13,6 +14,9 @@ fn main() {
     let result = match cli.command {
         cli::Command::Opt(args) => opt::run(args),
         cli::Command::Size(args) => size::run(args),
+        cli::Command::Summarize(args) => global::summarize(args),
+        cli::Command::Combine(args) => global::combine_cmd(args),
+        cli::Command::Apply(args) => global::apply(args),
     };
     if let Err(e) = result {
         // A closed pipe (`fmerge size x.bc | head`) is the reader's choice, not an error.

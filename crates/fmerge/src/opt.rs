@@ -41,10 +41,11 @@ pub fn run(args: OptArgs) -> Result<()> {
     let report =
         fmerge_passes::optimize(&mut module, &target, &opts, measure, &|m| progress.step(m))?;
     progress.step("writing output");
-    let emit = match args.emit {
-        EmitKind::Bc => Emit::Bitcode,
-        EmitKind::Ll => Emit::Text,
-        EmitKind::Obj => Emit::Object,
+    let (emit, target) = match args.emit {
+        EmitKind::Bc => (Emit::Bitcode, target),
+        EmitKind::Ll => (Emit::Text, target),
+        // An object users link: position independent if the module asks for it.
+        EmitKind::Obj => (Emit::Object, Target::for_object_file(&module, args.target.as_deref())?),
     };
     if args.output.as_os_str() == "-" {
         // Standard output: nothing to make atomic, but the module still verifies first.

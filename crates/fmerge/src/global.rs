@@ -1,0 +1,93 @@
+//! `fmerge summarize`, `fmerge combine`, `fmerge apply`: global merging across separately
+//! compiled modules (each step a pure function of its input files, so any build system can run
+//! them in parallel).
+
+use crate::cli::{ApplyArgs, CombineArgs, EmitKind, SummarizeArgs};
+use anyhow::{Context, Result};
+use fmerge_core::global::{CostModel, MergeInfo, ModuleSummary, combine};
+use fmerge_llvm::output::{Emit, write_atomically, write_module};
+use fmerge_llvm::{Llvm, LlvmError, Target};
+use std::io::Write;
+use std::path::Path;
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => LlvmError::NotFound { path: path.to_path_buf() }.into(),
+        _ => anyhow::Error::from(LlvmError::Io { path: path.to_path_buf(), source: e }),
+    })
+}
+
+pub fn summarize(args: SummarizeArgs) -> Result<()> {
+    let llvm = Llvm::new();
+    let module = llvm.load(&args.input)?;
+    let target = Target::for_module(&module, args.target.as_deref())?;
+    let name =
+        args.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let summary = fmerge_passes::global::summarize(&module, &target, &name);
+    write_atomically(&args.output, &summary.to_bytes())?;
+    if args.json {
+        writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&summary)?)?;
+    }
+    Ok(())
+}
+
+pub fn combine_cmd(args: CombineArgs) -> Result<()> {
+    let mut summaries = Vec::with_capacity(args.inputs.len());
+    for path in &args.inputs {
+        let bytes = read(path)?;
+        summaries.push(
+            ModuleSummary::from_bytes(&bytes)
+                .with_context(|| format!("reading {}", path.display()))?,
+        );
+    }
+    let info = combine(&summaries, &CostModel::default());
+    write_atomically(&args.output, &info.to_bytes())?;
+    if args.json {
+        writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&info)?)?;
+    } else if !args.quiet {
+        let functions: usize = summaries.iter().map(|s| s.functions.len()).sum();
+        let members: u32 = info.groups.iter().map(|g| g.members).sum();
+        writeln!(
+            std::io::stdout().lock(),
+            "fmerge combine: {} modules, {} candidate functions, {} groups covering {} functions",
+            summaries.len(),
+            functions,
+            info.groups.len(),
+            members
+        )?;
+    }
+    Ok(())
+}
+
+pub fn apply(args: ApplyArgs) -> Result<()> {
+    let bytes = read(&args.info)?;
+    let info = MergeInfo::from_bytes(&bytes)
+        .with_context(|| format!("reading {}", args.info.display()))?;
+    let llvm = Llvm::new();
+    let mut module = llvm.load(&args.input)?;
+    let mut target = Target::for_module(&module, args.target.as_deref())?;
+    if args.target.is_some() {
+        target.retarget(&module);
+    }
+    let report = fmerge_passes::global::apply(&mut module, &target, &info)?;
+    let emit = match args.emit {
+        EmitKind::Bc => Emit::Bitcode,
+        EmitKind::Ll => Emit::Text,
+        EmitKind::Obj => {
+            target = Target::for_object_file(&module, args.target.as_deref())?;
+            // The linker folds the copies section by section.
+            target.set_function_sections(true);
+            Emit::Object
+        }
+    };
+    write_module(&module, &args.output, emit, &target)?;
+    if let Some(path) = &args.report {
+        write_atomically(path, &serde_json::to_vec_pretty(&report)?)?;
+    }
+    Ok(())
+}
+
+/// Format errors of summaries and merge information (exit code 9).
+pub fn is_format_error(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<fmerge_core::global::FormatError>().is_some()
+}

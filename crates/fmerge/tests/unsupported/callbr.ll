@@ -1,0 +1,40 @@
+; callbr (asm goto): skipped by the merging stages that would rewrite the body.
+; runnable
+; skip: cb_a callbr
+target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+target triple = "x86_64-pc-linux-gnu"
+
+@fmt = private unnamed_addr constant [4 x i8] c"%d\0A\00"
+declare i32 @printf(ptr, ...)
+define internal void @show(i32 %v) {
+  call i32 (ptr, ...) @printf(ptr @fmt, i32 %v)
+  ret void
+}
+
+define internal i32 @cb_a(i32 %x) noinline {
+entry:
+  callbr void asm "", "!i"() to label %normal [label %indirect]
+normal:
+  %a = mul i32 %x, 7
+  %b = add i32 %a, 1
+  ret i32 %b
+indirect:
+  ret i32 0
+}
+define internal i32 @cb_b(i32 %x) noinline {
+entry:
+  callbr void asm "", "!i"() to label %normal [label %indirect]
+normal:
+  %a = mul i32 %x, 7
+  %b = add i32 %a, 2
+  ret i32 %b
+indirect:
+  ret i32 0
+}
+define i32 @main() {
+  %a = call i32 @cb_a(i32 5)
+  call void @show(i32 %a)
+  %b = call i32 @cb_b(i32 5)
+  call void @show(i32 %b)
+  ret i32 0
+}

@@ -1,0 +1,39 @@
+; Token values (convergence control).
+; runnable
+; skip: tok_a token values
+target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+target triple = "x86_64-pc-linux-gnu"
+
+@fmt = private unnamed_addr constant [4 x i8] c"%d\0A\00"
+declare i32 @printf(ptr, ...)
+define internal void @show(i32 %v) {
+  call i32 (ptr, ...) @printf(ptr @fmt, i32 %v)
+  ret void
+}
+
+declare token @llvm.experimental.convergence.entry()
+define internal i32 @helper(i32 %x) convergent noinline {
+  %r = mul i32 %x, 3
+  ret i32 %r
+}
+define internal i32 @tok_a(i32 %x) convergent noinline {
+  %t = call token @llvm.experimental.convergence.entry()
+  %y = add i32 %x, 1
+  %r = call i32 @helper(i32 %y) [ "convergencectrl"(token %t) ]
+  %s = xor i32 %r, 5
+  ret i32 %s
+}
+define internal i32 @tok_b(i32 %x) convergent noinline {
+  %t = call token @llvm.experimental.convergence.entry()
+  %y = add i32 %x, 2
+  %r = call i32 @helper(i32 %y) [ "convergencectrl"(token %t) ]
+  %s = xor i32 %r, 5
+  ret i32 %s
+}
+define i32 @main() {
+  %a = call i32 @tok_a(i32 5)
+  call void @show(i32 %a)
+  %b = call i32 @tok_b(i32 5)
+  call void @show(i32 %b)
+  ret i32 0
+}
