@@ -189,13 +189,13 @@ fn soak(
             families: 2 + (seed % 5) as usize,
             max_members: 2 + (seed / 5 % 4) as usize,
             inputs: 48,
-            eh: seed % 3 != 0,
+            eh: !seed.is_multiple_of(3),
         };
         let m = generate(&cfg);
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("in.ll");
         std::fs::write(&input, &m.ll).unwrap();
-        let plan = Plan { modes: &modes, execute: true, determinism: seed % 10 == 0 };
+        let plan = Plan { modes: &modes, execute: true, determinism: seed.is_multiple_of(10) };
         t.modules += 1;
         t.functions += m.functions.len() as u64;
         match check::check(&tools, &input, dir.path(), &plan) {

@@ -183,7 +183,7 @@ fn module(funcs: &[Function], cfg: &Config, rng: &mut Rng) -> String {
         .unwrap();
     for w in [Ty::I32, Ty::I64] {
         for k in 0..CELLS {
-            let link = if k % 2 == 0 { "internal " } else { "" };
+            let link = if k.is_multiple_of(2) { "internal " } else { "" };
             writeln!(s, "@cell{k}_{0} = {link}global {0} 0", w.ll()).unwrap();
         }
         for k in 0..TABLES {
@@ -196,7 +196,7 @@ fn module(funcs: &[Function], cfg: &Config, rng: &mut Rng) -> String {
     let specials = [0, 1, -1, 2, 3, 7, 15, 255, 256, 65535, 65536, i64::MIN, i64::MAX];
     let inputs: Vec<String> = (0..cfg.inputs)
         .map(|k| {
-            let v = if k % 3 == 0 { *rng.pick(&specials) } else { rng.constant() };
+            let v = if k.is_multiple_of(3) { *rng.pick(&specials) } else { rng.constant() };
             format!("i64 {v}")
         })
         .collect();

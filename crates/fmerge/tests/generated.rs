@@ -20,7 +20,7 @@ fn config(seed: u64) -> Config {
         families: 2 + (seed % 5) as usize,
         max_members: 2 + (seed / 5 % 4) as usize,
         inputs: 48,
-        eh: seed % 3 != 0,
+        eh: !seed.is_multiple_of(3),
     }
 }
 
@@ -32,7 +32,7 @@ fn check_seeds(seeds: impl Iterator<Item = u64>) -> (usize, usize, usize) {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("in.ll");
         std::fs::write(&input, &m.ll).unwrap();
-        let plan = Plan { modes: MODES, execute: true, determinism: seed % 4 == 0 };
+        let plan = Plan { modes: MODES, execute: true, determinism: seed.is_multiple_of(4) };
         match check::check(&tools, &input, dir.path(), &plan) {
             Ok(s) => {
                 merged += s.merged;

@@ -121,7 +121,7 @@ fn mutated_bitcode_is_rejected_cleanly_or_merged_into_valid_ir() {
         // which generates code for close calls.
         let mut cmd = fmerge();
         cmd.arg("opt").arg(&input).arg("-o").arg(&output).args(["-q", "--no-measure"]);
-        if case % 8 != 0 {
+        if !case.is_multiple_of(8) {
             cmd.args(["--profit", "estimate"]);
         }
         let out = cmd.output().unwrap();

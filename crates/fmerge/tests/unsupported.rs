@@ -99,7 +99,9 @@ fn check_file(ll: &Path) {
         for (k, v) in &directives {
             match *k {
                 "apart" => assert!(
-                    !groups.iter().any(|g| g.iter().any(|x| x == v[0]) && g.iter().any(|x| x == v[1])),
+                    !groups
+                        .iter()
+                        .any(|g| g.iter().any(|x| x == v[0]) && g.iter().any(|x| x == v[1])),
                     "{name} {args:?}: {} and {} were merged: {groups:?}",
                     v[0],
                     v[1]
@@ -115,7 +117,9 @@ fn check_file(ll: &Path) {
                     );
                 }
                 "merge" if m == 0 => assert!(
-                    groups.iter().any(|g| g.iter().any(|x| x == v[0]) && g.iter().any(|x| x == v[1])),
+                    groups
+                        .iter()
+                        .any(|g| g.iter().any(|x| x == v[0]) && g.iter().any(|x| x == v[1])),
                     "{name}: {} and {} were not merged: {groups:?}",
                     v[0],
                     v[1]
@@ -201,7 +205,9 @@ fn huge_functions_merge_verify_and_behave_the_same() {
         assert_eq!(lli(&out), expected, "{args:?}");
         let groups = merge_groups(&report(&rep));
         assert!(
-            groups.iter().any(|g| g.contains(&"huge_a".to_string()) && g.contains(&"huge_b".to_string())),
+            groups
+                .iter()
+                .any(|g| g.contains(&"huge_a".to_string()) && g.contains(&"huge_b".to_string())),
             "{args:?}: the two huge functions differ in one constant and should merge: {groups:?}"
         );
     }
@@ -233,7 +239,15 @@ fn odd_modules_pass_through() {
         std::fs::write(&ll, text).unwrap();
         for args in MODES {
             let out = dir.path().join(format!("{name}.out.bc"));
-            run_ok(fmerge().arg("opt").arg(&ll).arg("-o").arg(&out).args(["-q", "--no-measure"]).args(*args));
+            run_ok(
+                fmerge()
+                    .arg("opt")
+                    .arg(&ll)
+                    .arg("-o")
+                    .arg(&out)
+                    .args(["-q", "--no-measure"])
+                    .args(*args),
+            );
             verify(&out);
         }
     }
