@@ -250,8 +250,12 @@ impl<'c> Module<'c> {
     pub fn defer_erase(&self, f: Value<'_>) {
         // Until the sweep it stays in the module, which must remain valid IR (it may be copied
         // or verified meanwhile): a body-less function has to be an external declaration.
-        if f.is_declaration() && crate::value::is_local_linkage(f.linkage()) {
-            f.set_linkage(llvm_sys::LLVMLinkage::LLVMExternalLinkage);
+        if f.is_declaration() {
+            if crate::value::is_local_linkage(f.linkage()) {
+                f.set_linkage(llvm_sys::LLVMLinkage::LLVMExternalLinkage);
+            }
+            // A personality is meaningless on a declaration, and module copies do not remap it.
+            f.set_personality(None);
         }
         self.doomed.borrow_mut().push(f.raw());
     }

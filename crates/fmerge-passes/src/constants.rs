@@ -38,6 +38,10 @@ use std::time::Instant;
 const STAGE: &str = "constants";
 const MAX_ROUNDS: usize = 4;
 
+/// Why linkonce/weak/comdat functions sit out when the module is not the whole program.
+pub const PER_MODULE_COPIES: &str = "the linker may keep one copy of it across modules; a merged body private to this module \
+     would be repeated in each (use --whole-program if the module is the whole program)";
+
 /// Traits that make a parameterized body or a thunk impossible.
 const BLOCKING: u32 = traits::VARARGS
     | traits::MUSTTAIL
@@ -79,6 +83,8 @@ fn one_round(
         let func = lowered.handles[k].function;
         let reason = if f.traits & BLOCKING != 0 {
             Some(traits::describe(f.traits & BLOCKING))
+        } else if !vis.may_share_privately(func) {
+            Some(PER_MODULE_COPIES.to_string())
         } else {
             can_thunk(func).err().map(str::to_string)
         };

@@ -54,6 +54,21 @@ impl<'m> Visibility<'m> {
         is_discardable_if_unused(f.linkage()) || !self.is_externally_visible(f)
     }
 
+    /// May `f`'s body move into a merged body private to this module? Not when the linker may
+    /// deduplicate `f` with copies in other modules (linkonce, weak, comdat) and the module is
+    /// not the whole program: every module would then keep its own private copy.
+    pub fn may_share_privately(&self, f: Value<'m>) -> bool {
+        use llvm_sys::LLVMLinkage::*;
+        let dedupable = matches!(
+            f.linkage(),
+            LLVMLinkOnceAnyLinkage
+                | LLVMLinkOnceODRLinkage
+                | LLVMWeakAnyLinkage
+                | LLVMWeakODRLinkage
+        ) || f.has_comdat();
+        self.whole_program || !dedupable
+    }
+
     /// Is the address of `f` insignificant, so its uses may be pointed at another function?
     pub fn address_is_insignificant(&self, f: Value<'m>) -> bool {
         if self.is_used_elsewhere(f) || f.is_interposable() {

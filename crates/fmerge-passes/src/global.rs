@@ -10,7 +10,7 @@
 //!   (`ld.lld --icf=all`, objects built with function sections) keeps one. Nothing here
 //!   trusts the information: a stale or colliding entry can only cost size, never behaviour.
 
-use crate::fold::{self, can_thunk};
+use crate::fold::{self, Visibility, can_thunk};
 use crate::report::{Disposal, Member, MergeRecord, Report, Skipped, StageStats};
 use fmerge_core::compare::Walk;
 use fmerge_core::global::{FunctionSummary, MergeInfo, ModuleSummary};
@@ -33,11 +33,13 @@ const BLOCKING: u32 = traits::VARARGS
     | traits::SWIFTERROR;
 
 /// Summaries of the functions of `lowered` that may take part, with their indices.
-fn candidates(
-    lowered: &LoweredModule<'_>,
+fn candidates<'m>(
+    module: &'m Module<'_>,
+    lowered: &LoweredModule<'m>,
     target: &Target,
     mut skipped: impl FnMut(&FuncData, String),
 ) -> Vec<(usize, FunctionSummary, Walk)> {
+    let vis = Visibility::new(module, false);
     let mut out = Vec::new();
     for (k, f) in lowered.funcs.iter().enumerate() {
         let func = lowered.handles[k].function;
@@ -47,6 +49,10 @@ fn candidates(
         }
         if let Err(why) = can_thunk(func) {
             skipped(f, why.to_string());
+            continue;
+        }
+        // The linker already keeps one copy of these across modules.
+        if !vis.may_share_privately(func) {
             continue;
         }
         let Some(units) = cost::function_cost(target, func) else { continue };
@@ -64,7 +70,7 @@ fn candidates(
 pub fn summarize(module: &Module<'_>, target: &Target, name: &str) -> ModuleSummary {
     let lowered = lower_module(module);
     let functions =
-        candidates(&lowered, target, |_, _| {}).into_iter().map(|(_, s, _)| s).collect();
+        candidates(module, &lowered, target, |_, _| {}).into_iter().map(|(_, s, _)| s).collect();
     ModuleSummary { module: name.to_string(), functions }
 }
 
@@ -83,7 +89,7 @@ pub fn apply(
         let module: &Module<'_> = module;
         let lowered = lower_module(module);
         let mut skipped = Vec::new();
-        let found = candidates(&lowered, target, |f, why| {
+        let found = candidates(module, &lowered, target, |f, why| {
             skipped.push(Skipped { stage: STAGE, function: f.name.clone(), reason: why })
         });
         report.skipped = skipped;

@@ -109,11 +109,17 @@ fn one_round(
         for &g_idx in &members[1..] {
             let h_g = &lowered.handles[eligible[g_idx]];
             let g = h_g.function;
+            // When another module may supply the symbol instead (interposable, or both ODR),
+            // the body moves to a private copy both symbols forward to. Outside whole-program
+            // mode that copy would be repeated in every module defining the pair, where the
+            // linker used to keep one: leave such pairs alone there.
             let needs_private_body = f.is_interposable()
                 || (!opts.whole_program
                     && is_odr_linkage(f.linkage())
                     && is_odr_linkage(g.linkage()));
-            if needs_private_body && body.is_none() {
+            // Such a pair may still fold when g disappears entirely (no thunk, no copy).
+            let only_erase = needs_private_body && !opts.whole_program;
+            if needs_private_body && !only_erase && body.is_none() {
                 if can_thunk(f).is_err() || can_thunk(g).is_err() || !thunk_pays(f, f_units) {
                     continue;
                 }
@@ -134,7 +140,8 @@ fn one_round(
             if !intersect::compatible(target_fn, g, &pairs) {
                 continue;
             }
-            let Some(disposal) = fold_into(module, &vis, g, target_fn, f_units) else {
+            let units = if only_erase { 0 } else { f_units };
+            let Some(disposal) = fold_into(module, &vis, g, target_fn, units) else {
                 continue;
             };
             intersect::apply(target_fn, g, &pairs);

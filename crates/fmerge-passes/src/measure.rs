@@ -27,11 +27,27 @@ impl Sizes {
         groups: &[&[Value<'_>]],
         jobs: usize,
     ) -> Vec<Result<Sizes>> {
-        let bitcode: Vec<Vec<u8>> =
-            groups.iter().map(|fns| module.subset(fns).to_bitcode()).collect();
-        measure_bitcode_in_parallel(target.triple(), &bitcode, jobs)
+        // A subset that does not verify is reported as an error (and would crash LLVM's
+        // bitcode writer), never written.
+        let bitcode: Vec<Result<Vec<u8>>> = groups
+            .iter()
+            .map(|fns| {
+                let subset = module.subset(fns);
+                let v = subset.verify();
+                if let (Err(e), Some(_)) = (&v, std::env::var_os("FMERGE_DEBUG_MEASURE")) {
+                    eprintln!("measure: subset does not verify: {e}");
+                }
+                v.map(|()| subset.to_bitcode())
+            })
+            .collect();
+        let valid: Vec<Vec<u8>> = bitcode.iter().filter_map(|b| b.as_ref().ok().cloned()).collect();
+        let mut measured = measure_bitcode_in_parallel(target.triple(), &valid, jobs).into_iter();
+        bitcode
             .into_iter()
-            .map(|r| r.map(|report| Sizes { by_symbol: report.functions }))
+            .map(|b| {
+                b.and_then(|_| measured.next().expect("one result per module"))
+                    .map(|report| Sizes { by_symbol: report.functions })
+            })
             .collect()
     }
 

@@ -174,6 +174,8 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         let func = self.lowered.handles[k].function;
         let reason = if f.traits & BLOCKING != 0 {
             Some(traits::describe(f.traits & BLOCKING))
+        } else if !self.vis.may_share_privately(func) {
+            Some(crate::constants::PER_MODULE_COPIES.to_string())
         } else {
             can_thunk(func).err().map(str::to_string)
         };
