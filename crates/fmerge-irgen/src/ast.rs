@@ -150,6 +150,18 @@ pub enum Expr {
         signed: bool,
         a: Box<Expr>,
     },
+    /// A call of a generated function of an earlier family (arguments converted to its
+    /// parameter types, the result sign-extended or truncated back). Never inside a loop, and
+    /// the callee calls no generated function itself, so run time stays bounded.
+    Call(Box<Callee>, Vec<Expr>),
+}
+
+/// A generated function that others may call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Callee {
+    pub name: String,
+    pub params: Vec<Ty>,
+    pub ret: Ty,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -254,6 +266,22 @@ impl Function {
         any(&self.body)
     }
 
+    /// Whether the body calls another generated function.
+    pub fn calls_generated(&self) -> bool {
+        let mut found = false;
+        walk_exprs(&self.body, &mut |e| found |= matches!(e, Expr::Call(..)));
+        walk_exprs_in(&self.result, &mut |e| found |= matches!(e, Expr::Call(..)));
+        found
+    }
+
+    pub fn callee(&self) -> Callee {
+        Callee {
+            name: self.name.clone(),
+            params: self.params.iter().map(|p| p.ty).collect(),
+            ret: self.ret,
+        }
+    }
+
     pub fn uses_arr(&self) -> bool {
         let mut found = false;
         walk_exprs(&self.body, &mut |e| found |= matches!(e, Expr::Arr(_)));
@@ -348,6 +376,7 @@ pub fn children(e: &Expr) -> Vec<&Expr> {
         | Expr::Pure(_, a, b)
         | Expr::Intr2(_, a, b) => vec![a, b],
         Expr::Select(_, xs) => xs.iter().collect(),
+        Expr::Call(_, args) => args.iter().collect(),
         Expr::LogRet(_, a)
         | Expr::Table(_, a)
         | Expr::Arr(a)
@@ -368,6 +397,7 @@ pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
         | Expr::Pure(_, a, b)
         | Expr::Intr2(_, a, b) => vec![a, b],
         Expr::Select(_, xs) => xs.iter_mut().collect(),
+        Expr::Call(_, args) => args.iter_mut().collect(),
         Expr::LogRet(_, a)
         | Expr::Table(_, a)
         | Expr::Arr(a)

@@ -231,6 +231,17 @@ impl Em<'_> {
                 self.i(format!("{t} = call {w} {call}"));
                 t
             }
+            Expr::Call(c, args) => {
+                let mut conv = Vec::new();
+                for (a, t) in args.iter().zip(&c.params) {
+                    let v = self.expr(a);
+                    let v = convert(self, &v, self.w, *t, true);
+                    conv.push(format!("{} {v}", t.ll()));
+                }
+                let r = self.t();
+                self.i(format!("{r} = call {} @{}({})", c.ret.ll(), c.name, conv.join(", ")));
+                convert(self, &r, c.ret, self.w, true)
+            }
             Expr::Narrow { to16, signed, a } => {
                 let a = self.expr(a);
                 let n = if *to16 { Ty::I16 } else { Ty::I8 };

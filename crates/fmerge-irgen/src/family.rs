@@ -10,19 +10,22 @@ pub const CELLS: usize = 4;
 
 /// What a generated function may contain.
 #[derive(Clone, Copy, Debug)]
-pub struct Features {
+pub struct Features<'a> {
     /// `invoke` + `landingpad` (needs a C++ runtime at execution time).
     pub eh: bool,
+    /// Generated functions (of earlier families) that may be called.
+    pub callees: &'a [Callee],
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Ctx {
+struct Ctx<'a> {
     vars: usize,
     loops: usize,
     eh: bool,
+    callees: &'a [Callee],
 }
 
-fn leaf(rng: &mut Rng, c: Ctx) -> Expr {
+fn leaf(rng: &mut Rng, c: Ctx<'_>) -> Expr {
     match rng.below(10) {
         0..=3 => Expr::Var(rng.below(c.vars)),
         4 if c.loops > 0 => Expr::LoopIdx(rng.below(c.loops)),
@@ -30,7 +33,7 @@ fn leaf(rng: &mut Rng, c: Ctx) -> Expr {
     }
 }
 
-fn expr(rng: &mut Rng, c: Ctx, depth: u32) -> Expr {
+fn expr(rng: &mut Rng, c: Ctx<'_>, depth: u32) -> Expr {
     if depth == 0 || rng.chance(25) {
         return leaf(rng, c);
     }
@@ -61,11 +64,16 @@ fn expr(rng: &mut Rng, c: Ctx, depth: u32) -> Expr {
         16 => Expr::Intr2(*rng.pick(&INTR2), sub(rng), sub(rng)),
         17 => Expr::Intr1(*rng.pick(&[Intr1::Ctpop, Intr1::Bswap, Intr1::Abs]), sub(rng)),
         18 => Expr::Narrow { to16: rng.chance(50), signed: rng.chance(50), a: sub(rng) },
+        19 if c.loops == 0 && !c.callees.is_empty() => {
+            let callee = rng.pick(c.callees).clone();
+            let args = callee.params.iter().map(|_| expr(rng, c, d.min(1))).collect();
+            Expr::Call(Box::new(callee), args)
+        }
         _ => leaf(rng, c),
     }
 }
 
-fn cond(rng: &mut Rng, c: Ctx) -> Cond {
+fn cond(rng: &mut Rng, c: Ctx<'_>) -> Cond {
     let pred = *rng.pick(&PREDS);
     if matches!(pred, Pred::Eq | Pred::Ne) {
         // Equality of two random values is almost never true: compare two low bits instead.
@@ -75,12 +83,12 @@ fn cond(rng: &mut Rng, c: Ctx) -> Cond {
     Cond { pred, a: expr(rng, c, 2), b: expr(rng, c, 1) }
 }
 
-fn block(rng: &mut Rng, c: Ctx, depth: u32, max: usize) -> Vec<Stmt> {
+fn block(rng: &mut Rng, c: Ctx<'_>, depth: u32, max: usize) -> Vec<Stmt> {
     let n = rng.range(1, max as i64) as usize;
     (0..n).map(|_| stmt(rng, c, depth)).collect()
 }
 
-fn stmt(rng: &mut Rng, c: Ctx, depth: u32) -> Stmt {
+fn stmt(rng: &mut Rng, c: Ctx<'_>, depth: u32) -> Stmt {
     let nested = depth > 0;
     let d = depth.saturating_sub(1);
     match rng.below(22) {
@@ -122,12 +130,12 @@ fn ty(rng: &mut Rng) -> Ty {
 }
 
 /// A fresh random function.
-pub fn function(rng: &mut Rng, name: String, feat: Features) -> Function {
+pub fn function(rng: &mut Rng, name: String, feat: Features<'_>) -> Function {
     let work = if rng.chance(50) { Ty::I32 } else { Ty::I64 };
     let params: Vec<Param> =
         (0..rng.range(1, 4)).map(|_| Param { ty: ty(rng), signed: rng.chance(50) }).collect();
     let locals: Vec<i64> = (0..rng.range(0, 3)).map(|_| rng.constant()).collect();
-    let c = Ctx { vars: params.len() + locals.len(), loops: 0, eh: feat.eh };
+    let c = Ctx { vars: params.len() + locals.len(), loops: 0, eh: feat.eh, callees: feat.callees };
     let body = block(rng, c, 2, 6);
     let result = expr(rng, c, 3);
     let mut arr = [0i64; 8];
@@ -297,9 +305,15 @@ fn at_block(
 }
 
 /// Changes `func` a little, within what `drift` allows. Returns a short description.
-pub fn mutate(rng: &mut Rng, func: &mut Function, drift: Drift, feat: Features) -> &'static str {
+pub fn mutate(
+    rng: &mut Rng,
+    func: &mut Function,
+    drift: Drift,
+    feat: Features<'_>,
+) -> &'static str {
     let vars = func.num_vars();
     let eh = feat.eh;
+    let callees = feat.callees;
     for _ in 0..20 {
         let kind = match drift {
             Drift::Identical => return "none",
@@ -314,10 +328,25 @@ pub fn mutate(rng: &mut Rng, func: &mut Function, drift: Drift, feat: Features) 
             1 => at_expr(
                 func,
                 rng,
-                &|e| matches!(e, Expr::Pure(..) | Expr::Table(..) | Expr::LogRet(..)),
+                &|e| {
+                    matches!(
+                        e,
+                        Expr::Pure(..) | Expr::Table(..) | Expr::LogRet(..) | Expr::Call(..)
+                    )
+                },
                 &mut |e, _, rng| match e {
                     Expr::Pure(k, ..) | Expr::Table(k, _) => *k = (*k + 1 + rng.below(2)) % 3,
                     Expr::LogRet(t, _) => *t = rng.range(0, 99),
+                    Expr::Call(c, _) => {
+                        // Another callee with the same signature, if there is one.
+                        let same: Vec<&Callee> = callees
+                            .iter()
+                            .filter(|o| o.params == c.params && o.ret == c.ret && o.name != c.name)
+                            .collect();
+                        if !same.is_empty() {
+                            **c = (*rng.pick(&same)).clone();
+                        }
+                    }
                     _ => unreachable!(),
                 },
             ),
@@ -362,11 +391,11 @@ pub fn mutate(rng: &mut Rng, func: &mut Function, drift: Drift, feat: Features) 
                 },
             ),
             5 => at_expr(func, rng, &|_| true, &mut |e, loops, rng| {
-                *e = expr(rng, Ctx { vars, loops, eh }, 2);
+                *e = expr(rng, Ctx { vars, loops, eh, callees }, 2);
             }),
             6 => {
                 at_block(func, rng, &mut |b, loops, rng| {
-                    let s = stmt(rng, Ctx { vars, loops, eh }, 1);
+                    let s = stmt(rng, Ctx { vars, loops, eh, callees }, 1);
                     b.insert(rng.below(b.len() + 1), s);
                 });
                 true
@@ -387,7 +416,7 @@ pub fn mutate(rng: &mut Rng, func: &mut Function, drift: Drift, feat: Features) 
                     if !b.is_empty() {
                         let k = rng.below(b.len());
                         let s = b.remove(k);
-                        let c = cond(rng, Ctx { vars, loops, eh });
+                        let c = cond(rng, Ctx { vars, loops, eh, callees });
                         b.insert(k, Stmt::If(c, vec![s], vec![]));
                         hit = true;
                     }
@@ -453,7 +482,7 @@ pub fn mutate(rng: &mut Rng, func: &mut Function, drift: Drift, feat: Features) 
                 true
             }
             14 => {
-                let c = Ctx { vars, loops: 0, eh };
+                let c = Ctx { vars, loops: 0, eh, callees };
                 func.body.insert(
                     0,
                     Stmt::Loop(rng.range(1, 5) as u8, block(rng, Ctx { loops: 1, ..c }, 0, 2)),

@@ -42,10 +42,13 @@ const PRIME: i64 = 0x0000_0100_0000_01b3;
 /// The families of functions for `cfg`, without the module around them.
 pub fn families(cfg: &Config) -> (Vec<Function>, Vec<String>) {
     let mut rng = Rng::new(cfg.seed);
-    let feat = Features { eh: cfg.eh };
-    let mut funcs = Vec::new();
+    let mut funcs: Vec<Function> = Vec::new();
     let mut notes = Vec::new();
+    let mut callees = Vec::new();
     for fam in 0..cfg.families {
+        // Functions of earlier families that call no generated function may be called.
+        let first = funcs.len();
+        let feat = Features { eh: cfg.eh, callees: &callees };
         let mut r = rng.fork();
         let base = family::function(&mut r, format!("fam{fam}_m0"), feat);
         let members = r.range(2, cfg.max_members.max(2) as i64) as usize;
@@ -74,6 +77,8 @@ pub fn families(cfg: &Config) -> (Vec<Function>, Vec<String>) {
             notes.push(format!("{}: {drift:?} [{}]", f.name, what.join(", ")));
             funcs.push(f);
         }
+        callees
+            .extend(funcs[first..].iter().filter(|f| !f.calls_generated()).map(Function::callee));
     }
     (funcs, notes)
 }

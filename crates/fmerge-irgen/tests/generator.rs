@@ -127,6 +127,11 @@ fn generated_ir_has_the_constructs_it_promises() {
     ] {
         assert!(text.contains(needle), "no {needle:?} in 30 generated modules");
     }
+    // Generated functions call generated functions of earlier families (not only `main`).
+    assert!(
+        text.lines().any(|l| l.starts_with("  %t") && l.contains(" = call ") && l.contains("@fam")),
+        "no call between generated functions in 30 modules"
+    );
 }
 
 #[test]
