@@ -55,6 +55,14 @@ and prints the bytes of executable sections and of each function symbol. This is
 every number fmerge reports."
     )]
     Size(SizeArgs),
+    /// Show how two functions align, side by side, and whether they could share a body.
+    #[command(
+        long_about = "Lowers two functions of a module, says whether they are identical, equal up \
+to parameterizable constants or only similar, and prints their HyFM block alignment side by side \
+(`=` one shared instruction, `<` only in the first, `>` only in the second) with the predicted \
+size of a merged body."
+    )]
+    Explain(ExplainArgs),
     /// Global merging, step 1 (per module): write the module's summary.
     #[command(
         long_about = "Writes a small summary of one module: for every function that could be \
@@ -81,6 +89,22 @@ folding (`ld.lld --icf=all`, objects built with function sections: `--emit obj` 
 bitcode outputs must be compiled with `-ffunction-sections`) so the copies from different \
 modules fold into one.")]
     Apply(ApplyArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    /// Input modules (.bc or .ll); several are linked into one.
+    #[arg(required = true, value_name = "IN")]
+    pub inputs: Vec<PathBuf>,
+    /// The first function (its name in the IR, without `@`).
+    #[arg(long = "fn", value_name = "F")]
+    pub first: String,
+    /// The second function.
+    #[arg(long = "with", value_name = "G")]
+    pub second: String,
+    /// Target triple for code-size costs (default: the module's).
+    #[arg(long, value_name = "TRIPLE")]
+    pub target: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -2,6 +2,7 @@
 
 mod cli;
 mod exit;
+mod explain;
 mod global;
 mod opt;
 mod progress;
@@ -14,6 +15,7 @@ fn main() {
     let result = match cli.command {
         cli::Command::Opt(args) => opt::run(args),
         cli::Command::Size(args) => size::run(args),
+        cli::Command::Explain(args) => explain::run(args),
         cli::Command::Summarize(args) => global::summarize(args),
         cli::Command::Combine(args) => global::combine_cmd(args),
         cli::Command::Apply(args) => global::apply(args),

@@ -203,3 +203,17 @@ fn size_agrees_with_llc_and_llvm_size_on_aarch64() {
     assert_eq!(v["text_bytes"].as_u64().unwrap(), llc_text_bytes(&bc, None));
     assert_eq!(v["functions"]["crc"].as_u64().is_some(), true);
 }
+
+#[test]
+fn explain_shows_an_alignment_and_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = dir.path().join("s.bc");
+    compile(&programs_dir().join("dup_similar.c"), &bc, &[]);
+    let out = run_ok(fmerge().arg("explain").arg(&bc).args(["--fn", "run_v1", "--with", "run_v2"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("@run_v1 and @run_v2: different"), "{text}");
+    assert!(text.contains(" = ") && text.contains("aligned:"), "{text}");
+    let (code, err) = fails(&["explain", "s.bc", "--fn", "run_v1", "--with", "nope"], dir.path());
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no function @nope"), "{err}");
+}
