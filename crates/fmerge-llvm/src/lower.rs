@@ -43,6 +43,9 @@ pub struct Lowerer<'m> {
     const_values: Vec<Value<'m>>,
     states: HashMap<Vec<u64>, StateId>,
     opaque: HashMap<usize, u32>,
+    /// The module's source file name, which tells module-local globals of different modules
+    /// apart in stable hashes.
+    source_file: String,
 }
 
 impl<'m> Lowerer<'m> {
@@ -54,6 +57,7 @@ impl<'m> Lowerer<'m> {
             const_values: Vec::new(),
             states: HashMap::new(),
             opaque: HashMap::new(),
+            source_file: module.source_file_name(),
         };
         l.tables.ptr_type = l.type_id(module.ptr_type());
         l
@@ -86,7 +90,20 @@ impl<'m> Lowerer<'m> {
         let ty = self.type_id(v.ty());
         let (stable_hash, global_name) = if v.is_global_value() {
             let name = v.name();
-            (StableHasher::with_seed(0x676c6f62).str(&name).finish(), name)
+            let local = crate::value::is_local_linkage(v.linkage());
+            let hash = match v.initializer() {
+                // A module-local constant (a string literal ...) is known by its contents:
+                // `.str.3` here and `.str` in another module may be the same text.
+                Some(init) if local && v.is_global_constant() => {
+                    StableHasher::with_seed(0x636f6e74).str(&init.print()).finish()
+                }
+                // Any other module-local global is a different object in every module.
+                _ if local => {
+                    StableHasher::with_seed(0x6c6f6361).str(&self.source_file).str(&name).finish()
+                }
+                _ => StableHasher::with_seed(0x676c6f62).str(&name).finish(),
+            };
+            (hash, name)
         } else {
             // Constants that are not globals print as self-contained text (`i32 7`,
             // `getelementptr (i8, ptr @g, i64 4)`), which names globals, never addresses.

@@ -161,6 +161,19 @@ impl<'c> Module<'c> {
         Value::from_raw(unsafe { c::LLVMGetNamedGlobal(self.raw(), name.as_ptr()) })
     }
 
+    /// The name of the source file the module was compiled from (`source_filename`).
+    pub fn source_file_name(&self) -> String {
+        let mut len = 0usize;
+        // SAFETY: live module; LLVM returns a pointer to `len` bytes it owns, copied at once.
+        unsafe {
+            let p = c::LLVMGetSourceFileName(self.raw(), &mut len);
+            if p.is_null() {
+                return String::new();
+            }
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+        }
+    }
+
     /// The module's target triple (may be empty).
     pub fn triple(&self) -> String {
         // SAFETY: returns a pointer into the module's own string, copied at once.

@@ -297,6 +297,11 @@ impl<'m> Value<'m> {
         // SAFETY: live global value.
         unsafe { c::LLVMIsDeclaration(self.raw()) != 0 }
     }
+    /// Whether a global variable is `constant`.
+    pub fn is_global_constant(self) -> bool {
+        // SAFETY: only queried on global variables (checked).
+        self.is_global_variable() && unsafe { c::LLVMIsGlobalConstant(self.raw()) != 0 }
+    }
     /// Initializer of a global variable.
     pub fn initializer(self) -> Option<Value<'m>> {
         if !self.is_global_variable() {
