@@ -145,8 +145,11 @@ LLVMModuleRef fm_clone_module_subset(LLVMModuleRef M, LLVMValueRef *Fns, size_t 
   std::unique_ptr<Module> New = CloneModule(*unwrap(M), VMap, [&](const GlobalValue *GV) {
     if (Keep.count(GV))
       return true;
+    // Only constants' contents can shape a function's code (a memcpy from a constant string
+    // becomes immediate stores); other globals need not be copied.
     auto *Var = dyn_cast<GlobalVariable>(GV);
-    return Var && !(Var->hasInitializer() && foreignBlockAddress(Var->getInitializer()));
+    return Var && Var->isConstant() &&
+           !(Var->hasInitializer() && foreignBlockAddress(Var->getInitializer()));
   });
   // Private functions get no symbol table entry, so their size could not be read back.
   for (Function &F : *New)

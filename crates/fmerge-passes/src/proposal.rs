@@ -123,28 +123,23 @@ pub fn measured_savings(
         }
         probes.push(ps);
     }
-    // Two groups on each side keep both cores busy; the split never changes a size.
-    let (o1, o2) = originals.split_at(originals.len() / 2);
-    let (n1, n2) = new_fns.split_at(new_fns.len() / 2);
-    let groups: Vec<(bool, &[Value<'_>])> = [(true, o1), (true, o2), (false, n1), (false, n2)]
-        .into_iter()
-        .filter(|(_, g)| !g.is_empty())
-        .collect();
-    let slices: Vec<&[Value<'_>]> = groups.iter().map(|&(_, g)| g).collect();
+    // Originals and new functions together, in two halves: two module copies keep two cores
+    // busy, and the split never changes a size.
+    let all: Vec<Value<'_>> = originals.iter().chain(&new_fns).copied().collect();
+    let (h1, h2) = all.split_at(all.len() / 2);
+    let groups: Vec<&[Value<'_>]> = [h1, h2].into_iter().filter(|g| !g.is_empty()).collect();
     let mut failed = false;
     let mut after = Vec::new();
-    for (&(is_original, g), sizes) in
-        groups.iter().zip(Sizes::of_groups(module, target, &slices, jobs))
-    {
+    for sizes in Sizes::of_groups(module, target, &groups, jobs) {
         match sizes {
-            Ok(s) if is_original => {
-                for m in g {
+            Ok(s) => {
+                for &m in &originals {
                     if let Some(b) = s.get(&m.name()) {
-                        cache.insert(*m, b);
+                        cache.insert(m, b);
                     }
                 }
+                after.push(s);
             }
-            Ok(s) => after.push(s),
             Err(_) => failed = true,
         }
     }

@@ -52,7 +52,7 @@ const EXPLORE: usize = 3;
 /// Pairs whose alignment shares less than this fraction of instructions are not tried.
 const MIN_ALIGNMENT: f64 = 0.3;
 /// Close calls settled together by one code generation.
-const BATCH: usize = 48;
+const BATCH: usize = 96;
 
 /// Traits that rule out a merged body or a thunk.
 const BLOCKING: u32 = traits::VARARGS
