@@ -25,7 +25,9 @@ use fmerge_core::ir::{
     self, ConstId, ConstInfo, ConstRole, FuncData, Inst, ModuleTables, Operand, StateId, StateInfo,
     TypeId, TypeInfo, TypeKind, opcode, traits,
 };
-use std::collections::HashMap;
+// Interning hashes pointers and small words: FxHash is several times faster than SipHash
+// here, and deterministic (iteration order never decides output anyway).
+use rustc_hash::FxHashMap as HashMap;
 
 /// The LLVM values behind one lowered function.
 #[derive(Clone, Debug)]
@@ -52,11 +54,11 @@ impl<'m> Lowerer<'m> {
     pub fn new(module: &'m Module<'_>) -> Lowerer<'m> {
         let mut l = Lowerer {
             tables: ModuleTables::default(),
-            types: HashMap::new(),
-            consts: HashMap::new(),
+            types: HashMap::default(),
+            consts: HashMap::default(),
             const_values: Vec::new(),
-            states: HashMap::new(),
-            opaque: HashMap::new(),
+            states: HashMap::default(),
+            opaque: HashMap::default(),
             source_file: module.source_file_name(),
         };
         l.tables.ptr_type = l.type_id(module.ptr_type());
@@ -628,7 +630,7 @@ pub fn mergeable_functions<'m>(module: &'m Module<'_>) -> Vec<Value<'m>> {
 pub fn structural_twins<'m>(module: &'m Module<'_>) -> Vec<Value<'m>> {
     let fns = mergeable_functions(module);
     let hashes: Vec<u64> = fns.iter().map(|f| f.structural_hash()).collect();
-    let mut count: HashMap<u64, usize> = HashMap::new();
+    let mut count: HashMap<u64, usize> = HashMap::default();
     for &h in &hashes {
         *count.entry(h).or_default() += 1;
     }
