@@ -27,7 +27,7 @@ fn short(v: Value<'_>) -> String {
 
 pub fn run(args: ExplainArgs) -> Result<()> {
     let llvm = Llvm::new();
-    let module = llvm.load_and_link(&args.inputs)?;
+    let module = crate::input::load(&llvm, &args.inputs)?;
     let target = Target::for_module(&module, args.target.as_deref())?;
     let find = |name: &str| -> Result<Value<'_>> {
         match module.function(name) {

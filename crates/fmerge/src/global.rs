@@ -19,7 +19,7 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 
 pub fn summarize(args: SummarizeArgs) -> Result<()> {
     let llvm = Llvm::new();
-    let module = llvm.load(&args.input)?;
+    let module = crate::input::load_one(&llvm, &args.input)?;
     let target = Target::for_module(&module, args.target.as_deref())?;
     let name =
         args.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -64,7 +64,7 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
     let info = MergeInfo::from_bytes(&bytes)
         .with_context(|| format!("reading {}", args.info.display()))?;
     let llvm = Llvm::new();
-    let mut module = llvm.load(&args.input)?;
+    let mut module = crate::input::load_one(&llvm, &args.input)?;
     let mut target = Target::for_module(&module, args.target.as_deref())?;
     if args.target.is_some() {
         target.retarget(&module);

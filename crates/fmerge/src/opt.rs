@@ -13,7 +13,7 @@ pub fn run(args: OptArgs) -> Result<()> {
     let progress = Progress::new(args.quiet || args.json);
     progress.step("reading input");
     let llvm = Llvm::new();
-    let mut module = llvm.load_and_link(&args.inputs)?;
+    let mut module = crate::input::load(&llvm, &args.inputs)?;
     let target = Target::for_module(&module, args.target.as_deref())?;
     if args.target.is_some() {
         target.retarget(&module);

@@ -15,7 +15,7 @@ struct SizeJson<'a> {
 
 pub fn run(args: SizeArgs) -> Result<()> {
     let llvm = Llvm::new();
-    let module = llvm.load_and_link(&args.inputs)?;
+    let module = crate::input::load(&llvm, &args.inputs)?;
     let target = Target::for_module(&module, args.target.as_deref())?;
     if args.target.is_some() {
         target.retarget(&module);

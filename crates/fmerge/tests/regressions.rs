@@ -31,10 +31,9 @@ fn ir_regressions_merge_verify_and_behave_the_same() {
     }
 }
 
-/// Open: LLVM 22's bitcode reader crashes on these files (so do `opt-22` and `llvm-dis-22`);
-/// fmerge should reject them with exit code 4 instead of dying with it.
+/// LLVM 22's bitcode reader crashes on these files (so do `opt-22` and `llvm-dis-22`); fmerge
+/// parses inputs in a child process first and rejects them with exit code 4.
 #[test]
-#[ignore = "open: LLVM's reader crashes in-process; fmerge needs to parse untrusted bitcode in a child process"]
 fn bitcode_that_crashes_llvms_reader_is_rejected_with_exit_4() {
     let files = regressions("bc");
     assert!(!files.is_empty());
