@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import datetime
 import json
 import os
@@ -171,6 +172,7 @@ class Bench:
     def __init__(self, program: str, target: str, configs: list[str], smoke: bool, corpus_out: Path):
         self.p, self.t = program, target
         self.corpus_out = corpus_out
+        self.on_progress = None  # called with the rows so far after every configuration
         self.configs = configs
         self.do_smoke = smoke
         self.dir = WORK / target / program
@@ -269,6 +271,9 @@ class Bench:
                 r.update(status="error", error=str(e), command=r.get("command") or e.command)
                 r["verify"] = r["verify"] or "n/a"
                 r["smoke"] = r["smoke"] or "n/a"
+            if self.on_progress:
+                self.finish()
+                self.on_progress(self.ordered())
         self.finish()
         return self.ordered()
 
@@ -765,6 +770,12 @@ def cmd_run(args) -> int:
     global FMERGE
     if not Path(FMERGE).exists():
         raise SystemExit(f"{FMERGE} not found: run `cargo build --release -p fmerge` (or `make build`) first")
+    old_rows: list[dict] = []
+    old_meta: dict = {}
+    if args.append and (outdir / "results.csv").exists():
+        done = {(t, p) for t in targets for p in programs}
+        old_rows = [r for r in read_csv(outdir / "results.csv") if (r["target"], r["program"]) not in done]
+        old_meta = json.loads((outdir / "meta.json").read_text())
     meta = environment()
     # one fmerge binary for the whole run, even if target/release/fmerge is rebuilt meanwhile
     WORK.mkdir(parents=True, exist_ok=True)
@@ -775,19 +786,34 @@ def cmd_run(args) -> int:
     meta.update(date=date, quick=args.quick, programs=programs, targets=targets, configs=configs,
                 command="python3 bench/harness.py " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     meta["started"] = datetime.datetime.now().isoformat(timespec="seconds")
+    meta["fmerge_sha256"] = hashlib.sha256(Path(FMERGE).read_bytes()).hexdigest()
+    meta["commands"] = [meta["command"]]
+    if old_meta:
+        if old_meta.get("fmerge_sha256") != meta["fmerge_sha256"]:
+            raise SystemExit("--append: the fmerge binary differs from the one of the existing results "
+                             f"({old_meta.get('fmerge_sha256')}); set FMERGE_BIN to that binary or start afresh")
+        for k in ("programs", "targets", "configs"):
+            meta[k] = [x for x in old_meta.get(k, []) if x not in meta[k]] + meta[k]
+        meta["commands"] = old_meta.get("commands", [old_meta.get("command", "")]) + meta["commands"]
+        meta["command"] = " ; ".join(meta["commands"])
+        meta["started"] = old_meta.get("started", meta["started"])
+        meta["commit"] = old_meta.get("commit", meta["commit"])
+        meta["wall_min_before"] = float(old_meta.get("wall_min") or 0)
     (outdir / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     t0 = time.time()
-    rows: list[dict] = []
+    rows: list[dict] = list(old_rows)
     # C/C++ programs on every target first, the (much slower) Rust programs last
     jobs = sorted(((p in RUST, ti, pi) for ti, t in enumerate(targets) for pi, p in enumerate(programs)))
     for _, ti, pi in jobs:
         t, p = targets[ti], programs[pi]
         tp = time.time()
         log(f"=== {t} {p}")
-        rows += Bench(p, t, configs, not args.no_smoke, corpus_out[t]).run_all()
+        b = Bench(p, t, configs, not args.no_smoke, corpus_out[t])
+        b.on_progress = lambda part, before=list(rows): write_csv(before + part, outdir / "results.csv")
+        rows += b.run_all()
         log(f"=== {t} {p}: {time.time() - tp:.0f} s")
         write_csv(rows, outdir / "results.csv")
-    meta["wall_min"] = f"{(time.time() - t0) / 60:.1f}"
+    meta["wall_min"] = f"{(time.time() - t0) / 60 + meta.get('wall_min_before', 0):.1f}"
     (outdir / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     write_csv(rows, outdir / "results.csv")
     render(outdir, meta)
@@ -810,6 +836,9 @@ def main(argv=None) -> int:
     r.add_argument("--configs", nargs="+", help="configurations (default: all): " + " ".join(CONFIG))
     r.add_argument("--out", help="results directory (default: bench/results/<date>[-quick])")
     r.add_argument("--no-smoke", action="store_true")
+    r.add_argument("--append", action="store_true",
+                   help="keep the rows of other programs/targets already in the results directory "
+                        "(the fmerge binary must be the same)")
     r.add_argument("--timeout", type=int, default=CMD_TIMEOUT,
                    help="seconds one command may take before its row records a timeout (default: %(default)s)")
     r.add_argument("--corpus", action="append", metavar="TARGET=DIR",
