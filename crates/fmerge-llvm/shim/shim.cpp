@@ -15,7 +15,10 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/IR/Attributes.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Dominators.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/GlobalValue.h"
@@ -24,6 +27,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/StructuralHash.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
@@ -324,6 +328,28 @@ int fm_intersect_attrs(LLVMValueRef Keep, LLVMValueRef Other) {
 
 } // extern "C"
 
+namespace {
+// A diagnostic handler that keeps error messages (first few) and lets LLVM print the rest.
+struct ErrorCollector : DiagnosticHandler {
+  std::string Message;
+  unsigned Count = 0;
+  bool handleDiagnostics(const DiagnosticInfo &DI) override {
+    if (DI.getSeverity() != DS_Error)
+      return false;
+    if (++Count <= 3) {
+      std::string Text;
+      raw_string_ostream OS(Text);
+      DiagnosticPrinterRawOStream DP(OS);
+      DI.print(DP);
+      if (!Message.empty())
+        Message += "; ";
+      Message += Text;
+    }
+    return true;
+  }
+};
+} // namespace
+
 extern "C" {
 
 // Generates an object file for `M` the way `llc -filetype=obj` does, including its
@@ -347,7 +373,21 @@ int fm_emit_object(LLVMTargetMachineRef TMRef, LLVMModuleRef MRef, char **Out, s
     *Err = strdup("this target cannot emit object files");
     return 0;
   }
+  // Errors found while generating code (e.g. inline assembly the target's assembler rejects)
+  // go to the context's diagnostic handler; LLVM's default one prints them and calls exit(1).
+  // Collect them instead and report them as a failure, then restore the caller's handler.
+  LLVMContext &Ctx = M->getContext();
+  std::unique_ptr<DiagnosticHandler> Previous = Ctx.getDiagnosticHandler();
+  auto Collector = std::make_unique<ErrorCollector>();
+  ErrorCollector *Errors = Collector.get();
+  Ctx.setDiagnosticHandler(std::move(Collector));
   PM.run(*M);
+  std::string Message = std::move(Errors->Message);
+  Ctx.setDiagnosticHandler(std::move(Previous));
+  if (!Message.empty()) {
+    *Err = strdup(Message.c_str());
+    return 0;
+  }
   *Out = static_cast<char *>(malloc(Buf.size() ? Buf.size() : 1));
   memcpy(*Out, Buf.data(), Buf.size());
   *Len = Buf.size();
@@ -547,6 +587,37 @@ extern "C" {
 // identical code folding needs to fold functions.
 void fm_set_function_sections(LLVMTargetMachineRef TM, int On) {
   unwrapTM(TM)->Options.FunctionSections = On != 0;
+}
+
+} // extern "C"
+
+extern "C" {
+
+// Finds the first function of `M` whose "target-cpu" or "tune-cpu" attribute names a processor
+// `TM`'s target does not know. Code generation for such a function can end in a fatal error
+// (e.g. an x86-64 module with an unknown CPU loses its 64-bit feature). Returns 0 when all are
+// known; else 1 with malloc'ed copies of the function name and the CPU in *Fn / *Cpu.
+int fm_find_unknown_cpu(LLVMTargetMachineRef TMRef, LLVMModuleRef MRef, char **Fn, char **Cpu) {
+  TargetMachine *TM = unwrapTM(TMRef);
+  const MCSubtargetInfo *STI = TM->getMCSubtargetInfo();
+  *Fn = nullptr;
+  *Cpu = nullptr;
+  if (!STI)
+    return 0;
+  for (Function &F : *unwrap(MRef)) {
+    for (const char *Kind : {"target-cpu", "tune-cpu"}) {
+      Attribute A = F.getFnAttribute(Kind);
+      if (!A.isValid() || !A.isStringAttribute())
+        continue;
+      StringRef Name = A.getValueAsString();
+      if (Name.empty() || STI->isCPUStringValid(Name))
+        continue;
+      *Fn = strdup(F.getName().str().c_str());
+      *Cpu = strdup(Name.str().c_str());
+      return 1;
+    }
+  }
+  return 0;
 }
 
 } // extern "C"

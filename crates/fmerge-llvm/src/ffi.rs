@@ -5,11 +5,13 @@
 
 use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef, LLVMValueRef};
 use llvm_sys::target_machine::LLVMTargetMachineRef;
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void};
 
 unsafe extern "C" {
     /// The C library's `free`, for buffers the shim allocates with `malloc`/`strdup`.
     pub fn free(p: *mut c_void);
+    /// The C library's `_exit`: ends the process without running exit handlers.
+    pub fn _exit(code: i32) -> !;
     pub fn fm_function_codesize_costs(
         f: LLVMValueRef,
         tm: LLVMTargetMachineRef,
@@ -40,13 +42,10 @@ unsafe extern "C" {
         m: LLVMModuleRef,
         out: *mut *mut u8,
         len: *mut usize,
-        err: *mut *mut std::ffi::c_char,
+        err: *mut *mut c_char,
     ) -> i32;
     pub fn fm_write_bitcode(m: LLVMModuleRef, out: *mut *mut u8, len: *mut usize);
-    pub fn fm_clone_module_exact(
-        m: LLVMModuleRef,
-        err: *mut *mut std::ffi::c_char,
-    ) -> LLVMModuleRef;
+    pub fn fm_clone_module_exact(m: LLVMModuleRef, err: *mut *mut c_char) -> LLVMModuleRef;
     pub fn fm_fn_attr_key(f: LLVMValueRef) -> *const c_void;
     pub fn fm_set_merged_attrs(
         m: LLVMValueRef,
@@ -60,6 +59,12 @@ unsafe extern "C" {
     pub fn fm_blocks_address_taken(f: LLVMValueRef) -> i32;
     pub fn fm_structural_hash(f: LLVMValueRef) -> u64;
     pub fn fm_set_function_sections(tm: LLVMTargetMachineRef, on: i32);
+    pub fn fm_find_unknown_cpu(
+        tm: LLVMTargetMachineRef,
+        m: LLVMModuleRef,
+        func: *mut *mut c_char,
+        cpu: *mut *mut c_char,
+    ) -> i32;
     pub fn fm_verify_function(f: LLVMValueRef, msg: *mut u8, cap: usize) -> i32;
     pub fn fm_strip_function_debug_info(f: LLVMValueRef);
     pub fn fm_move_body(dst: LLVMValueRef, src: LLVMValueRef) -> i32;

@@ -26,6 +26,39 @@ pub struct Llvm {
     ctx: Context,
 }
 
+/// The exit code when LLVM stops the process with a fatal error (the same code as any other
+/// code generation failure, see the CLI's exit-code table).
+pub const FATAL_ERROR_EXIT_CODE: i32 = 8;
+
+/// LLVM ends the process on a fatal error ("LLVM ERROR: ..." and exit code 1) in places where
+/// the C API offers no error return, mostly code generation on input it cannot compile. This
+/// handler makes that a clear message and a documented exit code instead. Nothing half-written
+/// is left behind: outputs are produced in memory and renamed into place only when complete.
+fn install_fatal_error_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    extern "C" fn on_fatal_error(reason: *const std::ffi::c_char) {
+        let reason = if reason.is_null() {
+            String::from("(no reason given)")
+        } else {
+            // SAFETY: LLVM passes a NUL-terminated message that lives for this call.
+            unsafe { std::ffi::CStr::from_ptr(reason) }.to_string_lossy().into_owned()
+        };
+        eprintln!(
+            "fmerge: error: LLVM stopped with a fatal error: {reason}\n\
+             fmerge: the input uses something LLVM 22 cannot compile for this target; \
+             no output was written"
+        );
+        // `_exit`, not `exit`: other threads may be inside LLVM, and running its static
+        // destructors under them could turn this clean exit into a crash.
+        // SAFETY: ends the process; nothing runs afterwards.
+        unsafe { crate::ffi::_exit(FATAL_ERROR_EXIT_CODE) }
+    }
+    // SAFETY: installs a plain function pointer, once, before any LLVM work in this process.
+    ONCE.call_once(|| unsafe {
+        llvm_sys::error_handling::LLVMInstallFatalErrorHandler(Some(on_fatal_error))
+    });
+}
+
 impl Default for Llvm {
     fn default() -> Self {
         Self::new()
@@ -34,6 +67,7 @@ impl Default for Llvm {
 
 impl Llvm {
     pub fn new() -> Llvm {
+        install_fatal_error_handler();
         Llvm { ctx: Context::create() }
     }
 

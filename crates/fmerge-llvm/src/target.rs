@@ -79,7 +79,35 @@ impl Target {
             None if !from_module.is_empty() => from_module,
             None => host_triple(),
         };
-        Target::new(&triple)
+        let target = Target::new(&triple)?;
+        target.check_cpus(module)?;
+        Ok(target)
+    }
+
+    /// Rejects a module whose functions ask for a processor this target does not know: LLVM
+    /// would only warn and then, for some names, stop the process with a fatal error while
+    /// generating code (an x86-64 function for an unknown CPU loses its 64-bit mode).
+    fn check_cpus(&self, module: &Module<'_>) -> Result<()> {
+        let (mut func, mut cpu) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: live target machine and module; the shim returns malloc'ed strings that are
+        // copied and freed here.
+        unsafe {
+            if crate::ffi::fm_find_unknown_cpu(self.raw(), module.raw(), &mut func, &mut cpu) == 0 {
+                return Ok(());
+            }
+            let take = |p: *mut std::ffi::c_char| {
+                let s = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+                crate::ffi::free(p.cast());
+                s
+            };
+            let (func, cpu) = (take(func), take(cpu));
+            Err(LlvmError::InvalidIr {
+                message: format!(
+                    "function '{func}' asks for processor {cpu:?}, which target {} does not know",
+                    self.triple
+                ),
+            })
+        }
     }
 
     /// Puts every function in a section of its own (`-ffunction-sections`): the linker's

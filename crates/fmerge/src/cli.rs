@@ -27,8 +27,9 @@ Typical uses:
   fmerge size prog.bc
 
 Exit status: 0 success, 2 usage error, 3 missing or unreadable file, 4 input is not valid LLVM
-IR or bitcode, 5 bitcode from an LLVM newer than 22, 6 input fails the IR verifier, 7 unknown
-target, 8 code generation failed, 9 a summary or merge-information file is corrupt or of another format
+IR or bitcode, 5 bitcode from an LLVM newer than 22, 6 input fails the IR verifier or names a
+CPU the target does not know, 7 unknown target, 8 code generation failed (an assembler error in
+inline asm, or a fatal error inside LLVM), 9 a summary or merge-information file is corrupt or of another format
 version, 1 anything else.";
 
 #[derive(Parser, Debug)]

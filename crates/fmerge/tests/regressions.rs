@@ -9,10 +9,14 @@ use std::path::{Path, PathBuf};
 
 fn regressions(ext: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions");
+    files_in(&dir, ext)
+}
+
+fn files_in(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == ext))
         .collect();
     v.sort();
     v
@@ -64,4 +68,41 @@ fn the_reader_crash_regressions_still_crash_llvm_itself() {
             assert_eq!(res.status.code(), Some(4), "{}", bc.display());
         }
     }
+}
+
+/// Runs `fmerge opt` on `input` and checks it is rejected with `code`, a message containing
+/// `says`, and no output file.
+fn assert_rejected(input: &Path, code: i32, says: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.bc");
+    let res = fmerge().arg("opt").arg(input).arg("-o").arg(&out).arg("-q").output().unwrap();
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert_eq!(res.status.code(), Some(code), "{}: {err}", input.display());
+    assert!(err.contains(says), "{}: message lacks {says:?}: {err}", input.display());
+    assert!(!out.exists(), "{}: output written", input.display());
+}
+
+/// A function whose `target-cpu` was corrupted to a name the target does not know: LLVM only
+/// warns, then stops the process with a fatal error while generating code. fmerge rejects the
+/// module before any code generation (invalid IR, exit 6).
+#[test]
+fn an_unknown_target_cpu_is_invalid_input() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions/rejected");
+    assert_rejected(&dir.join("unknown_target_cpu.bc"), 6, "does not know");
+}
+
+/// Inline assembly the target's assembler rejects: LLVM's default diagnostic handler would
+/// print the error and exit(1) from inside code generation. fmerge reports it as a code
+/// generation failure (exit 8) and writes nothing.
+#[test]
+fn assembler_errors_during_measurement_are_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let ll = dir.path().join("bad_asm.ll");
+    let body = "  call void asm sideeffect \"bogus_mnemonic %eax\", \"\"()\n  ret void\n}\n";
+    let text = format!(
+        "target triple = \"x86_64-pc-linux-gnu\"\ndefine void @f() {{\n{body}\
+         define void @g() {{\n{body}"
+    );
+    std::fs::write(&ll, text).unwrap();
+    assert_rejected(&ll, 8, "invalid instruction mnemonic");
 }
