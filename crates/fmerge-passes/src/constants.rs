@@ -191,7 +191,9 @@ fn one_round(
         }
         let args: Vec<Vec<Arg<'_>>> =
             args.iter().map(|consts| fold::forwarding_args(first_extra, consts)).collect();
-        let Some(proposal) = Proposal::plan(target, &vis, members, body, args) else {
+        let Some(proposal) =
+            Proposal::plan(target, &vis, members, body, args, profit::BYTES_PER_UNIT_ORIGINAL)
+        else {
             module.defer_erase(body);
             continue;
         };
@@ -215,7 +217,7 @@ fn one_round(
             report.rejected.push(Rejected {
                 stage: STAGE,
                 members: p.members.iter().map(|m| m.name()).collect(),
-                estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
+                estimated_saving: p.estimated_saving(),
                 measured_saving: v.measured_saving,
             });
             module.defer_erase(p.body);
@@ -231,7 +233,7 @@ fn one_round(
             members,
             params: *params,
             alignment: None,
-            estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
+            estimated_saving: p.estimated_saving(),
             measured_saving: v.measured_saving,
         });
     }

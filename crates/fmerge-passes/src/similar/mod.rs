@@ -300,7 +300,14 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             map.thunk_args(1, &poison, i1.const_int(1)),
         ];
         let t = Instant::now();
-        let planned = Proposal::plan(self.target, &self.vis, vec![ha, hb], body, args);
+        let planned = Proposal::plan(
+            self.target,
+            &self.vis,
+            vec![ha, hb],
+            body,
+            args,
+            profit::BYTES_PER_UNIT_MERGED,
+        );
         self.stats.add_time("price", t);
         let Some(p) = planned else {
             self.module.defer_erase(body);
@@ -308,7 +315,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             return false;
         };
         let ratio = align.stats.ratio();
-        match margins.judge(p.before_units, p.after_units) {
+        match margins.judge(p.before_units, p.estimated_saving()) {
             Verdict::Reject => {
                 self.reject(p, None, names);
                 false
@@ -346,7 +353,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         self.report.rejected.push(Rejected {
             stage: STAGE,
             members: vec![names.0.clone(), names.1.clone()],
-            estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
+            estimated_saving: p.estimated_saving(),
             measured_saving: measured,
         });
         self.module.defer_erase(p.body);
@@ -388,7 +395,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             members,
             params: p.body.params().len(),
             alignment: Some(ratio),
-            estimated_saving: profit::units_to_bytes(p.before_units - p.after_units),
+            estimated_saving: p.estimated_saving(),
             measured_saving: measured,
         });
         // The merged body may merge again.
