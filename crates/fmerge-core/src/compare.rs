@@ -122,7 +122,7 @@ pub fn compare(
                 let (Operand::Const { id: l, .. }, Operand::Const { id: r, .. }) = (x, y) else {
                     unreachable!("operands_equal reports a difference only for constants")
                 };
-                diffs.push(ConstDiff { inst: i, op: k as u32, left: l, right: r });
+                diffs.push(ConstDiff { inst: i, op: k, left: l, right: r });
             }
         }
     }

@@ -337,6 +337,12 @@ impl FuncData {
         &self.insts[r.start as usize..r.end as usize]
     }
 
+    /// Whether the body is at most one call and a return, in one block: a forwarding thunk
+    /// (often one an earlier merge made). Merging thunks can only replace them with thunks.
+    pub fn is_forwarder(&self) -> bool {
+        self.blocks.len() == 1 && self.num_insts() <= 2
+    }
+
     pub fn num_insts(&self) -> usize {
         self.insts.len()
     }
@@ -381,6 +387,8 @@ pub enum TypeKind {
 /// What a constant is, plus its stable hash.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConstInfo {
+    /// Stable across modules when the lowering asked for it (global merging's summaries);
+    /// lowerings for merging inside one module use a placeholder unique within the tables.
     pub stable_hash: u64,
     pub ty: TypeId,
     /// Name for global values (functions, variables, aliases), empty otherwise.

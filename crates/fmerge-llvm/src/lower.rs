@@ -48,11 +48,25 @@ pub struct Lowerer<'m> {
     /// The module's source file name, which tells module-local globals of different modules
     /// apart in stable hashes.
     source_file: String,
+    /// Whether constants get hashes that are stable across modules (see [`Hashes`]).
+    hashes: Hashes,
+}
+
+/// Which hashes of constants a lowering computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hashes {
+    /// Stable across modules and runs (names, contents, printed text): what global merging's
+    /// summaries are made of. Costly: every constant is printed.
+    Stable,
+    /// Valid within this lowering only (`ConstInfo::stable_hash` is the constant's index):
+    /// enough for merging inside one module, which compares constants by identity.
+    Local,
 }
 
 impl<'m> Lowerer<'m> {
-    pub fn new(module: &'m Module<'_>) -> Lowerer<'m> {
+    pub fn new(module: &'m Module<'_>, hashes: Hashes) -> Lowerer<'m> {
         let mut l = Lowerer {
+            hashes,
             tables: ModuleTables::default(),
             types: HashMap::default(),
             consts: HashMap::default(),
@@ -90,7 +104,10 @@ impl<'m> Lowerer<'m> {
             return id;
         }
         let ty = self.type_id(v.ty());
-        let (stable_hash, global_name) = if v.is_global_value() {
+        let (stable_hash, global_name) = if self.hashes == Hashes::Local {
+            let name = if v.is_global_value() { v.name() } else { String::new() };
+            (self.tables.consts.len() as u64, name)
+        } else if v.is_global_value() {
             let name = v.name();
             let local = crate::value::is_local_linkage(v.linkage());
             let hash = match v.initializer() {
@@ -409,7 +426,7 @@ impl<'m> Lowerer<'m> {
             return Operand::Const { id: self.const_id(v), role };
         }
         // Anything else (a value of another function) cannot be compared: make it unique.
-        Operand::Opaque(self.opaque_id(v.identity(), || 0x6f74_6865_72))
+        Operand::Opaque(self.opaque_id(v.identity(), || 0x6f_7468_6572))
     }
 }
 
@@ -608,8 +625,8 @@ impl<'m> LoweredModule<'m> {
     }
 }
 
-pub fn lower_module<'m>(module: &'m Module<'_>) -> LoweredModule<'m> {
-    lower_functions(module, &mergeable_functions(module))
+pub fn lower_module<'m>(module: &'m Module<'_>, hashes: Hashes) -> LoweredModule<'m> {
+    lower_functions(module, &mergeable_functions(module), hashes)
 }
 
 /// Function definitions that may take part in merging, in module order (not
@@ -638,8 +655,12 @@ pub fn structural_twins<'m>(module: &'m Module<'_>) -> Vec<Value<'m>> {
 }
 
 /// Lowers the given function definitions.
-pub fn lower_functions<'m>(module: &'m Module<'_>, fns: &[Value<'m>]) -> LoweredModule<'m> {
-    let mut lowerer = Lowerer::new(module);
+pub fn lower_functions<'m>(
+    module: &'m Module<'_>,
+    fns: &[Value<'m>],
+    hashes: Hashes,
+) -> LoweredModule<'m> {
+    let mut lowerer = Lowerer::new(module, hashes);
     let mut funcs = Vec::with_capacity(fns.len());
     let mut handles = Vec::with_capacity(fns.len());
     for &f in fns {

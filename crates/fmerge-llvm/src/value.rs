@@ -325,6 +325,11 @@ impl<'m> Value<'m> {
             .collect()
     }
 
+    /// The number of instructions in a function's body (0 for a declaration).
+    pub fn instruction_count(self) -> usize {
+        self.blocks().into_iter().map(Block::instruction_count).sum()
+    }
+
     pub fn blocks(self) -> Vec<Block<'m>> {
         let mut out = Vec::new();
         // SAFETY: live function; iteration does not mutate.
@@ -749,6 +754,18 @@ impl<'m> Block<'m> {
             i = unsafe { c::LLVMGetNextInstruction(i) };
         }
         out
+    }
+
+    /// The number of instructions in the block.
+    pub fn instruction_count(self) -> usize {
+        let mut n = 0;
+        // SAFETY: live block; iteration does not mutate.
+        let mut i = unsafe { c::LLVMGetFirstInstruction(self.raw()) };
+        while !i.is_null() {
+            n += 1;
+            i = unsafe { c::LLVMGetNextInstruction(i) };
+        }
+        n
     }
 
     pub fn first_instruction(self) -> Option<Value<'m>> {

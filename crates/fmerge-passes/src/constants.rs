@@ -30,7 +30,7 @@ use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
 use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
-use fmerge_llvm::lower::{lower_functions, structural_twins};
+use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
 use fmerge_llvm::{Module, Target, Value, cost};
 use std::collections::HashSet;
 use std::time::Instant;
@@ -76,7 +76,7 @@ fn one_round(
     stats: &mut StageStats,
     reported: &mut HashSet<String>,
 ) -> usize {
-    let lowered = lower_functions(module, &structural_twins(module));
+    let lowered = lower_functions(module, &structural_twins(module), Hashes::Local);
     let vis = Visibility::new(module, opts.whole_program);
     let mut eligible = Vec::new();
     for (k, f) in lowered.funcs.iter().enumerate() {
@@ -90,8 +90,9 @@ fn one_round(
         };
         // A function no bigger than a thunk (often a thunk itself) can only grow by merging.
         let tiny = || {
-            cost::function_cost(target, func)
-                .is_none_or(|c| c <= profit::thunk_units(f.arg_types.len() + 1))
+            f.is_forwarder()
+                || cost::function_cost(target, func)
+                    .is_none_or(|c| c <= profit::thunk_units(f.arg_types.len() + 1))
         };
         if reason.is_none() && tiny() {
             continue;
@@ -207,6 +208,7 @@ fn one_round(
         &proposals,
         margins,
         &mut SizeCache::default(),
+        &mut proposal::Budget::for_stage(module, opts),
         opts.jobs,
         stats,
     );

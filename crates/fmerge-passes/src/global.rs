@@ -16,7 +16,7 @@ use fmerge_core::compare::Walk;
 use fmerge_core::global::{FunctionSummary, MergeInfo, ModuleSummary};
 use fmerge_core::ir::{FuncData, Operand, traits};
 use fmerge_core::profit;
-use fmerge_llvm::lower::{LoweredModule, lower_module};
+use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
 use fmerge_llvm::{LlvmError, Module, Target, Value, cost};
 use std::time::Instant;
 
@@ -68,7 +68,7 @@ fn candidates<'m>(
 
 /// The summary of `module`, named `name` in the merge information's reports.
 pub fn summarize(module: &Module<'_>, target: &Target, name: &str) -> ModuleSummary {
-    let lowered = lower_module(module);
+    let lowered = lower_module(module, Hashes::Stable);
     let functions =
         candidates(module, &lowered, target, |_, _| {}).into_iter().map(|(_, s, _)| s).collect();
     ModuleSummary { module: name.to_string(), functions }
@@ -87,7 +87,7 @@ pub fn apply(
     report.functions_before = module.functions().iter().filter(|f| !f.is_declaration()).count();
     {
         let module: &Module<'_> = module;
-        let lowered = lower_module(module);
+        let lowered = lower_module(module, Hashes::Stable);
         let mut skipped = Vec::new();
         let found = candidates(module, &lowered, target, |f, why| {
             skipped.push(Skipped { stage: STAGE, function: f.name.clone(), reason: why })

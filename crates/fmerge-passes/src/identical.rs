@@ -23,7 +23,7 @@ use crate::report::{Disposal, Member, MergeRecord, Report, Skipped, StageStats};
 use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
-use fmerge_llvm::lower::{lower_functions, structural_twins};
+use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
 use fmerge_llvm::value::{is_local_linkage, is_odr_linkage};
 use fmerge_llvm::{Module, Target, Value, cost};
 use std::collections::HashSet;
@@ -59,7 +59,7 @@ fn one_round(
     stats: &mut StageStats,
     reported_skips: &mut HashSet<String>,
 ) -> usize {
-    let lowered = lower_functions(module, &structural_twins(module));
+    let lowered = lower_functions(module, &structural_twins(module), Hashes::Local);
     let vis = Visibility::new(module, opts.whole_program);
     let mut eligible: Vec<usize> = Vec::new();
     for (k, f) in lowered.funcs.iter().enumerate() {

@@ -38,6 +38,9 @@ pub enum SearchMode {
     Exhaustive,
 }
 
+/// The default [`Options::measure_budget`].
+pub const DEFAULT_MEASURE_BUDGET: f64 = 0.06;
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Options {
     pub stages: Stages,
@@ -52,6 +55,11 @@ pub struct Options {
     /// Decisions whose estimated gain is within this fraction of the functions' size are
     /// confirmed by generating code (Hybrid mode).
     pub close_margin: f64,
+    /// How much code generation a stage may spend on close calls (Hybrid mode), as a fraction
+    /// of the module's instructions: a close call whose functions would push the stage past it
+    /// is decided on its estimate. Code generation costs about as much per instruction as
+    /// `opt -Oz`, so this bounds the time measuring adds to about this fraction of `-Oz`.
+    pub measure_budget: f64,
 }
 
 impl Default for Options {
@@ -63,6 +71,7 @@ impl Default for Options {
             search: SearchMode::Lsh,
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             close_margin: 0.2,
+            measure_budget: DEFAULT_MEASURE_BUDGET,
         }
     }
 }

@@ -184,6 +184,48 @@ pub fn measured_savings(
     result
 }
 
+/// How many instructions a stage may still compile to settle close calls
+/// (`Options::measure_budget`). Counted in instructions, never in seconds, so that the output
+/// does not depend on the machine or its load.
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    remaining: u64,
+}
+
+/// The smallest budget, in instructions, when measuring is on at all.
+pub const MIN_BUDGET: u64 = 2500;
+
+impl Budget {
+    /// `fraction` of the instructions `module` holds now; unlimited in Exact mode.
+    pub fn for_stage(module: &Module<'_>, opts: &crate::options::Options) -> Budget {
+        if opts.profit == crate::options::ProfitMode::Exact {
+            return Budget { remaining: u64::MAX };
+        }
+        let insts: usize = module.functions().iter().map(|f| f.instruction_count()).sum();
+        let share = (insts as f64 * opts.measure_budget.max(0.0)) as u64;
+        // Small modules get a floor (a few hundred milliseconds of code generation at most):
+        // there the budget would not cover a single close call of their larger functions.
+        let floor = if opts.measure_budget > 0.0 { MIN_BUDGET } else { 0 };
+        Budget { remaining: share.max(floor) }
+    }
+
+    /// Takes `cost` instructions if that many are left.
+    fn take(&mut self, cost: u64) -> bool {
+        let ok = cost <= self.remaining;
+        if ok {
+            self.remaining -= cost;
+        }
+        ok
+    }
+}
+
+/// Instructions compiled to measure `p`: its body, and originals whose size is not cached.
+fn measuring_cost(p: &Proposal<'_>, cache: &SizeCache) -> u64 {
+    let originals: usize =
+        p.members.iter().filter(|&&m| cache.get(m).is_none()).map(|m| m.instruction_count()).sum();
+    (p.body.instruction_count() + originals) as u64
+}
+
 /// The decision on one proposal.
 #[derive(Clone, Copy, Debug)]
 pub struct Verdict {
@@ -191,20 +233,30 @@ pub struct Verdict {
     pub measured_saving: Option<i64>,
 }
 
-/// Decides every proposal: clear estimates are trusted (within `margin`, see
-/// `fmerge_core::profit::judge`); close ones are compiled, all in one batch.
+/// Decides every proposal: clear estimates are trusted (see [`Margins`]); close ones are
+/// compiled, all in one batch, while `budget` lasts, and decided on their estimate after.
+#[allow(clippy::too_many_arguments)]
 pub fn settle(
     module: &Module<'_>,
     target: &Target,
     proposals: &[Proposal<'_>],
     margins: Margins,
     cache: &mut SizeCache,
+    budget: &mut Budget,
     jobs: usize,
     stats: &mut crate::report::StageStats,
 ) -> Vec<Verdict> {
     use profit::Verdict as V;
-    let judged: Vec<V> =
-        proposals.iter().map(|p| margins.judge(p.before_units, p.estimated_saving())).collect();
+    let judged: Vec<V> = proposals
+        .iter()
+        .map(|p| match margins.judge(p.before_units, p.estimated_saving()) {
+            V::Measure if !budget.take(measuring_cost(p, cache)) => {
+                stats.over_budget += 1;
+                if p.estimated_saving() > 0 { V::Keep } else { V::Reject }
+            }
+            v => v,
+        })
+        .collect();
     let pending: Vec<&Proposal<'_>> =
         proposals.iter().zip(&judged).filter(|(_, v)| **v == V::Measure).map(|(p, _)| p).collect();
     let mut measured = measured_savings(module, target, &pending, cache, jobs).into_iter();

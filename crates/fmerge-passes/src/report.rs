@@ -77,6 +77,8 @@ pub struct StageStats {
     /// Decisions confirmed by generating code, and how often the estimate had the sign wrong.
     pub measured_decisions: usize,
     pub estimate_disagreed: usize,
+    /// Close calls decided on their estimate because the measuring budget was spent.
+    pub over_budget: usize,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]

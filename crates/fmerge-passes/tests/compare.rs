@@ -3,7 +3,7 @@
 
 use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_llvm::Llvm;
-use fmerge_llvm::lower::lower_module;
+use fmerge_llvm::lower::{Hashes, lower_module};
 use std::path::Path;
 
 /// Lowers `ir` and compares functions `@f` and `@g` in `mode`.
@@ -11,7 +11,7 @@ fn equal(ir: &str, mode: Mode) -> bool {
     let llvm = Llvm::new();
     let module = llvm.parse(Path::new("test.ll"), ir.as_bytes()).expect("valid IR");
     module.verify().expect("test IR verifies");
-    let lowered = lower_module(&module);
+    let lowered = lower_module(&module, Hashes::Stable);
     let find = |name: &str| lowered.funcs.iter().position(|f| f.name == name).expect("function");
     let (f, g) = (&lowered.funcs[find("f")], &lowered.funcs[find("g")]);
     let (wf, wg) = (Walk::new(f), Walk::new(g));

@@ -153,6 +153,6 @@ fn constants_become_trailing_parameters() {
     let m = r.merges.iter().find(|m| m.stage == "constants").expect("a constants merge");
     assert_eq!(m.params, 2);
     assert!(out.contains("(i32 %x, ptr %const0, ptr %const1)"), "parameters come last:\n{out}");
-    assert!(out.contains("tail call i32 @f.fmerged(i32 %x, ptr @a, ptr @h)"));
+    assert!(out.contains("tail call i32 @f.fmerged(i32 %x, ptr @a, ptr @h)"), "{out}");
     assert!(out.contains("tail call i32 @f.fmerged(i32 %x, ptr @b, ptr @k)"));
 }

@@ -187,6 +187,13 @@ pub struct OptArgs {
     /// for close calls.
     #[arg(long, value_enum, default_value_t = ProfitKind::Hybrid)]
     pub profit: ProfitKind,
+    /// Hybrid pricing: how much code each stage may generate to confirm close calls, as a
+    /// fraction of the module's instructions (0 = estimates only, like `--profit estimate`
+    /// for close calls). Code generation costs about as much per instruction as `opt -Oz`,
+    /// so this bounds the time confirming adds. Close calls past the budget are decided on
+    /// their estimate (counted as `over_budget` in the report).
+    #[arg(long, value_name = "FRACTION", default_value_t = fmerge_passes::options::DEFAULT_MEASURE_BUDGET)]
+    pub measure_budget: f64,
     /// How similar functions find partners: LSH over MinHash signatures (near-linear), or
     /// scoring every pair by opcode/type fingerprints (quadratic; for comparison).
     #[arg(long, value_enum, default_value_t = SearchKind::Lsh)]

@@ -7,7 +7,7 @@ use fmerge_core::align::{AlignConfig, AlignEntry, BlockAlignment, align_blocks};
 use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_core::ir::traits;
 use fmerge_core::profit;
-use fmerge_llvm::lower::lower_functions;
+use fmerge_llvm::lower::{Hashes, lower_functions};
 use fmerge_llvm::{Llvm, Target, Value, cost};
 use std::io::Write;
 
@@ -37,7 +37,7 @@ pub fn run(args: ExplainArgs) -> Result<()> {
         }
     };
     let (f, g) = (find(&args.first)?, find(&args.second)?);
-    let lowered = lower_functions(&module, &[f, g]);
+    let lowered = lower_functions(&module, &[f, g], Hashes::Local);
     let (fd, gd) = (&lowered.funcs[0], &lowered.funcs[1]);
     let (hf, hg) = (&lowered.handles[0], &lowered.handles[1]);
     let t = lowered.tables();

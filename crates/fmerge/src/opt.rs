@@ -35,6 +35,7 @@ pub fn run(args: OptArgs) -> Result<()> {
             SearchKind::Exhaustive => SearchMode::Exhaustive,
         },
         jobs: args.jobs.unwrap_or(Options::default().jobs).max(1),
+        measure_budget: args.measure_budget,
         ..Options::default()
     };
     let measure = if args.no_measure { Measure::Nothing } else { Measure::Text };

@@ -39,7 +39,7 @@ use fmerge_core::lsh::{LshConfig, LshIndex};
 use fmerge_core::minhash::{MinHashConfig, MinHasher};
 use fmerge_core::profit::{self, Verdict};
 use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
-use fmerge_llvm::lower::{LoweredModule, lower_module};
+use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
 use fmerge_llvm::{Module, Target, Value, cost};
 use params::ParamMap;
 use std::collections::{HashMap, HashSet};
@@ -69,7 +69,13 @@ const BLOCKING: u32 = traits::VARARGS
 pub fn run(module: &mut Module<'_>, target: &Target, opts: &Options, report: &mut Report) {
     let start = Instant::now();
     let mut stats = StageStats { stage: STAGE, ..Default::default() };
-    let mut memo = Memo::default();
+    let mut memo = Memo {
+        rejected: HashSet::new(),
+        reported: HashSet::new(),
+        sizes: SizeCache::default(),
+        retry: None,
+        budget: proposal::Budget::for_stage(module, opts),
+    };
     for _ in 0..MAX_ROUNDS {
         stats.rounds += 1;
         let t = Instant::now();
@@ -86,7 +92,6 @@ pub fn run(module: &mut Module<'_>, target: &Target, opts: &Options, report: &mu
 }
 
 /// What earlier rounds learnt.
-#[derive(Default)]
 struct Memo {
     /// Pairs (by name) that failed or did not pay: not tried again.
     rejected: HashSet<(String, String)>,
@@ -94,6 +99,13 @@ struct Memo {
     reported: HashSet<String>,
     /// Sizes of original functions already compiled (forgotten when a function changes).
     sizes: SizeCache,
+    /// Functions the next round must look for partners for (`None`: all). A function that
+    /// stayed live to the end of a round has been offered every partner the round had (later
+    /// arrivals queried it themselves), and its rejected pairs are remembered; only functions
+    /// taken out during the round (stale, pending, merged) have partners left to try.
+    retry: Option<HashSet<String>>,
+    /// Code generation left for settling close calls.
+    budget: proposal::Budget,
 }
 
 /// A proposal waiting for code generation to settle it.
@@ -133,7 +145,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         stats: &'a mut StageStats,
         memo: &'a mut Memo,
     ) -> Self {
-        let lowered = lower_module(module);
+        let lowered = lower_module(module, Hashes::Local);
         let n = lowered.funcs.len();
         let index_of = lowered.handles.iter().enumerate().map(|(k, h)| (h.function, k)).collect();
         let mut round = Round {
@@ -157,9 +169,13 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         let eligible: Vec<usize> = (0..n).filter(|&k| round.eligible(k)).collect();
         round.search = Search::new(opts.search, eligible.len());
         round.search.insert_many(round.lowered.tables(), &round.lowered.funcs, &eligible);
+        let retry = round.memo.retry.take();
         round.worklist = Worklist::new(
             eligible
                 .iter()
+                .filter(|&&k| {
+                    retry.as_ref().is_none_or(|r| r.contains(&round.lowered.funcs[k].name))
+                })
                 .map(|&k| (FuncKey(k as u32), round.lowered.funcs[k].num_insts() as u64)),
         );
         for k in eligible {
@@ -190,7 +206,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             return false;
         }
         let thunk = profit::thunk_units(f.arg_types.len() + 1);
-        cost::function_cost(self.target, func).is_some_and(|c| c > thunk)
+        !f.is_forwarder() && cost::function_cost(self.target, func).is_some_and(|c| c > thunk)
     }
 
     fn walk(&mut self, k: usize) -> &Walk {
@@ -224,8 +240,10 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
                 continue;
             }
             let live = &self.live;
+            let t = Instant::now();
             let partners =
                 self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| live[k.0 as usize]);
+            self.stats.add_time("search", t);
             for c in partners {
                 if self.try_pair(a, c.key.0 as usize, margins) {
                     break;
@@ -236,6 +254,8 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             }
         }
         self.settle();
+        let retired = (0..self.live.len()).filter(|&k| !self.live[k]);
+        self.memo.retry = Some(retired.map(|k| self.lowered.funcs[k].name.clone()).collect());
         self.merges
     }
 
@@ -430,6 +450,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             &proposals,
             margins,
             &mut self.memo.sizes,
+            &mut self.memo.budget,
             self.opts.jobs,
             self.stats,
         );
