@@ -66,29 +66,6 @@ pub fn judge(before: i64, after: i64, margin: f64) -> Verdict {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clear_gains_and_losses_need_no_measurement() {
-        assert_eq!(judge(100, 50, 0.2), Verdict::Keep);
-        assert_eq!(judge(100, 150, 0.2), Verdict::Reject);
-    }
-
-    #[test]
-    fn close_calls_are_measured() {
-        assert_eq!(judge(100, 95, 0.2), Verdict::Measure);
-        assert_eq!(judge(100, 105, 0.2), Verdict::Measure);
-    }
-
-    #[test]
-    fn zero_margin_trusts_the_estimate_and_ties_are_rejected() {
-        assert_eq!(judge(100, 99, 0.0), Verdict::Keep);
-        assert_eq!(judge(100, 100, 0.0), Verdict::Reject);
-    }
-}
-
 /// Predicts the TTI units of the merged body an alignment would produce, without building it:
 /// matched pairs cost the dearer of the two plus one `select` per operand pair that is not
 /// obviously the same value; unmatched runs cost their instructions plus the branches of their
@@ -160,4 +137,27 @@ pub fn predict_merged_units(
         }
     }
     units
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clear_gains_and_losses_need_no_measurement() {
+        assert_eq!(judge(100, 50, 0.2), Verdict::Keep);
+        assert_eq!(judge(100, 150, 0.2), Verdict::Reject);
+    }
+
+    #[test]
+    fn close_calls_are_measured() {
+        assert_eq!(judge(100, 95, 0.2), Verdict::Measure);
+        assert_eq!(judge(100, 105, 0.2), Verdict::Measure);
+    }
+
+    #[test]
+    fn zero_margin_trusts_the_estimate_and_ties_are_rejected() {
+        assert_eq!(judge(100, 99, 0.0), Verdict::Keep);
+        assert_eq!(judge(100, 100, 0.0), Verdict::Reject);
+    }
 }

@@ -478,7 +478,7 @@ fn operand_role(
             }
         }
         // Case values of a switch: operands 2, 4, 6 ...
-        opcode::SWITCH if k >= 2 && k % 2 == 0 => ConstRole::Fixed,
+        opcode::SWITCH if k >= 2 && k.is_multiple_of(2) => ConstRole::Fixed,
         opcode::ALLOCA | opcode::LANDING_PAD => ConstRole::Fixed,
         _ => ConstRole::Value,
     }

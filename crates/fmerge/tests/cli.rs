@@ -94,7 +94,7 @@ impl Bits {
         self.fixed(v, w);
     }
     fn align32(&mut self) {
-        while self.n != 0 || self.out.len() % 4 != 0 {
+        while self.n != 0 || !self.out.len().is_multiple_of(4) {
             self.fixed(0, 1);
         }
     }
@@ -201,7 +201,7 @@ fn size_agrees_with_llc_and_llvm_size_on_aarch64() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["target"].as_str().unwrap().starts_with("aarch64"));
     assert_eq!(v["text_bytes"].as_u64().unwrap(), llc_text_bytes(&bc, None));
-    assert_eq!(v["functions"]["crc"].as_u64().is_some(), true);
+    assert!(v["functions"]["crc"].as_u64().is_some());
 }
 
 #[test]

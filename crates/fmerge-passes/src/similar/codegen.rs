@@ -249,9 +249,9 @@ impl<'a, 'm> Gen<'a, 'm> {
         for origin in pairs {
             let ty = origin[0].or(origin[1]).expect("a phi on some side").ty();
             let p = self.b.phi(ty);
-            for s in 0..2 {
-                if let Some(o) = origin[s] {
-                    self.vmap[s].insert(o, p);
+            for (vmap, o) in self.vmap.iter_mut().zip(origin) {
+                if let Some(o) = o {
+                    vmap.insert(o, p);
                 }
             }
             self.phis.push((p, origin));
