@@ -410,7 +410,8 @@ pub struct ModuleTables {
     /// The opaque pointer type of address space 0.
     pub ptr_type: TypeId,
     /// Stable hash of each opaque entity (`Operand::Opaque` ids and the attribute-list keys in
-    /// states), by id.
+    /// states), by id; as for constants, a placeholder unless the lowering asked for stable
+    /// hashes.
     pub opaque: Vec<u64>,
 }
 

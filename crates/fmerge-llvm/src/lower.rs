@@ -136,13 +136,15 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Interns an opaque entity (metadata, inline asm, an attribute-list key) by identity;
-    /// `stable` computes its stable hash the first time it is seen.
+    /// `stable` computes its stable hash the first time it is seen (stable lowerings only).
     fn opaque_id(&mut self, identity: usize, stable: impl FnOnce() -> u64) -> u32 {
         if let Some(&id) = self.opaque.get(&identity) {
             return id;
         }
         let id = self.tables.opaque.len() as u32;
-        self.tables.opaque.push(stable());
+        // Printing metadata can print a whole graph of it: only stable lowerings pay for that.
+        let hash = if self.hashes == Hashes::Stable { stable() } else { u64::from(id) };
+        self.tables.opaque.push(hash);
         self.opaque.insert(identity, id);
         id
     }
