@@ -155,6 +155,29 @@ LLVMModuleRef fm_clone_module_subset(LLVMModuleRef M, LLVMValueRef *Fns, size_t 
     return Var && Var->isConstant() &&
            !(Var->hasInitializer() && foreignBlockAddress(Var->getInitializer()));
   });
+  // Drop what no kept function reaches: every other function of a large module became a
+  // declaration, and reading those back in the measuring threads cost more than generating the
+  // code. Unused constants can hold the last uses of others, so repeat until nothing changes.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Function &F : llvm::make_early_inc_range(*New))
+      if (F.isDeclaration() && F.use_empty()) {
+        F.eraseFromParent();
+        Changed = true;
+      }
+    for (GlobalVariable &G : llvm::make_early_inc_range(New->globals())) {
+      G.removeDeadConstantUsers();
+      if (G.use_empty()) {
+        G.eraseFromParent();
+        Changed = true;
+      }
+    }
+    for (GlobalAlias &A : llvm::make_early_inc_range(New->aliases()))
+      if (A.use_empty()) {
+        A.eraseFromParent();
+        Changed = true;
+      }
+  }
   // Private functions get no symbol table entry, so their size could not be read back.
   for (Function &F : *New)
     if (!F.isDeclaration() && F.hasPrivateLinkage())

@@ -46,7 +46,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 const STAGE: &str = "similar";
-const MAX_ROUNDS: usize = 3;
+const MAX_ROUNDS: usize = 2;
 /// Partners tried per function (F3M's exploration threshold).
 const EXPLORE: usize = 3;
 /// Pairs whose alignment shares less than this fraction of instructions are not tried.
