@@ -6,13 +6,15 @@
 # and the smoke workload of each executable. Usage (from the repository root, corpus built with
 # `python3 bench/corpus/corpus.py build --separate PROG...`):
 #   bench/global/compare.sh lua zstd ...   > table rows on stdout, work in build/global-compare
+# Environment: FMERGE (default target/release/fmerge), CORPUS (default build/corpus).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-F=$root/target/release/fmerge
+F=${FMERGE:-$root/target/release/fmerge}
+C=${CORPUS:-$root/build/corpus}
 LLC=(llc-22 -O2 -relocation-model=pic -function-sections -filetype=obj)
 now() { date +%s.%N; }
 for prog in "$@"; do
-  P=$root/build/corpus/$prog
+  P=$C/$prog
   W=$root/build/global-compare/$prog
   rm -rf "$W"; mkdir -p "$W"; cd "$W"
   field() { python3 -c "import json,sys; v=json.load(open('$P/modules.json')).get('$1', []); print(' '.join(v) if isinstance(v, list) else v)"; }
@@ -38,7 +40,7 @@ for prog in "$@"; do
     clang++-22 -fuse-ld=lld -Wl,--icf=all $(for m in $MODS; do echo "$m.$v.o"; done) $GROUP -o "$prog.$v" $LIBS
   done
   text() { llvm-size-22 -A "$1" | awk '$1==".text"{print $2}'; }
-  smoke() { python3 "$root/bench/corpus/corpus.py" smoke "$prog" --exe "$W/$1" >/dev/null 2>&1 && echo pass || echo FAIL; }
+  smoke() { python3 "$root/bench/corpus/corpus.py" --out "$C" smoke "$prog" --exe "$W/$1" >/dev/null 2>&1 && echo pass || echo FAIL; }
   b=$(text "$prog.base"); g=$(text "$prog.gmf"); f=$(text "$prog.fm")
   python3 - "$prog" "$b" "$g" "$f" "$(smoke "$prog.base")" "$(smoke "$prog.gmf")" "$(smoke "$prog.fm")" \
     "$(echo "$t1-$t0" | bc)" "$(echo "$t2-$t1" | bc)" "$(echo "$t3-$t2" | bc)" "$(echo "$t4-$t3" | bc)" "$(echo "$t5-$t4" | bc)" <<'PY'

@@ -20,7 +20,9 @@
 //! 5. Close calls wait in a bounded batch that is settled by compiling it (one code generation
 //!    for the whole batch), then committed or erased.
 //!
-//! Rounds repeat (with a sweep in between) while they merge something.
+//! A second round (after a sweep) retries the functions the first one took out while they
+//! waited or changed; a third found little (15 of 222 merges on tokei, 1.9 KB) for a tenth of
+//! the stage's time.
 
 pub mod codegen;
 pub mod params;
