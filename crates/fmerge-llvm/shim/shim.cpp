@@ -465,14 +465,25 @@ const void *fm_fn_attr_key(LLVMValueRef Fn) {
   return K.getRawPointer();
 }
 
+static const Attribute::AttrKind AbiKinds[] = {
+    Attribute::ByVal,      Attribute::StructRet,  Attribute::InAlloca,   Attribute::Preallocated,
+    Attribute::ByRef,      Attribute::SwiftSelf,  Attribute::SwiftError, Attribute::SwiftAsync,
+    Attribute::Nest,       Attribute::InReg,      Attribute::ElementType,
+    Attribute::StackAlignment};
+
 static bool hasAbiAttrs(AttributeSet S) {
-  for (Attribute::AttrKind K :
-       {Attribute::ByVal, Attribute::StructRet, Attribute::InAlloca, Attribute::Preallocated,
-        Attribute::ByRef, Attribute::SwiftSelf, Attribute::SwiftError, Attribute::SwiftAsync,
-        Attribute::Nest, Attribute::InReg, Attribute::ElementType, Attribute::StackAlignment})
+  for (Attribute::AttrKind K : AbiKinds)
     if (S.hasAttribute(K))
       return true;
   return false;
+}
+
+// Whether two attribute sets carry the same ABI attributes (kinds, types and values).
+static bool sameAbiAttrs(AttributeSet A, AttributeSet B) {
+  for (Attribute::AttrKind K : AbiKinds)
+    if (A.getAttribute(K) != B.getAttribute(K))
+      return false;
+  return true;
 }
 
 // Gives the merged function `M` of `F1` and `F2` its attribute list. `Map1[k]` / `Map2[k]` is
@@ -480,9 +491,12 @@ static bool hasAbiAttrs(AttributeSet S) {
 // attributes are the intersection of both; a parameter both use gets the intersection of both
 // parameters' attributes; a parameter only one uses gets none (the other passes poison there).
 // Return and parameter attributes that do not intersect are dropped (they are promises the
-// body can do without). Returns 1 on success; otherwise changes nothing and returns -1 if a
-// parameter has an ABI attribute (byval, sret, inreg ...), which fmerge does not merge, -2 if
-// the function attributes do not intersect, -3 if N is not M's parameter count.
+// body can do without). A parameter with an ABI attribute (byval, sret, inreg ...) changes how
+// arguments are passed, so it must be shared by both functions at the same position with the
+// very same ABI attributes, and keeps them (thunks and rewritten calls copy the merged
+// function's attributes). Returns 1 on success; otherwise changes nothing and returns -1 if a
+// parameter with ABI attributes is not shared that way, -2 if the function attributes do not
+// intersect, -3 if N is not M's parameter count.
 int fm_set_merged_attrs(LLVMValueRef MRef, LLVMValueRef F1Ref, LLVMValueRef F2Ref,
                         const int *Map1, const int *Map2, unsigned N) {
   Function *M = unwrap<Function>(MRef);
@@ -490,12 +504,6 @@ int fm_set_merged_attrs(LLVMValueRef MRef, LLVMValueRef F1Ref, LLVMValueRef F2Re
   Function *F2 = unwrap<Function>(F2Ref);
   LLVMContext &C = M->getContext();
   AttributeList A1 = F1->getAttributes(), A2 = F2->getAttributes();
-  for (unsigned i = 0; i < F1->arg_size(); ++i)
-    if (hasAbiAttrs(A1.getParamAttrs(i)))
-      return -1;
-  for (unsigned i = 0; i < F2->arg_size(); ++i)
-    if (hasAbiAttrs(A2.getParamAttrs(i)))
-      return -1;
   auto Fn = A1.getFnAttrs().intersectWith(C, A2.getFnAttrs());
   if (!Fn)
     return -2;
@@ -504,10 +512,17 @@ int fm_set_merged_attrs(LLVMValueRef MRef, LLVMValueRef F1Ref, LLVMValueRef F2Re
     return -3;
   SmallVector<AttributeSet, 8> Params;
   for (unsigned k = 0; k < N; ++k) {
+    AttributeSet P1 = Map1[k] >= 0 ? A1.getParamAttrs(Map1[k]) : AttributeSet();
+    AttributeSet P2 = Map2[k] >= 0 ? A2.getParamAttrs(Map2[k]) : AttributeSet();
+    bool Abi = hasAbiAttrs(P1) || hasAbiAttrs(P2);
+    if (Abi && (Map1[k] != (int)k || Map2[k] != (int)k || !sameAbiAttrs(P1, P2)))
+      return -1;
     if (Map1[k] >= 0 && Map2[k] >= 0) {
       // Attributes that must match but do not (say, two different `initializes` ranges) are
       // all promises the body may do without: the shared parameter simply carries none.
-      auto P = A1.getParamAttrs(Map1[k]).intersectWith(C, A2.getParamAttrs(Map2[k]));
+      auto P = P1.intersectWith(C, P2);
+      if (Abi && (!P || !sameAbiAttrs(*P, P1)))
+        return -1;
       Params.push_back(P ? *P : AttributeSet());
     } else {
       Params.push_back(AttributeSet());

@@ -275,9 +275,10 @@ impl<'m> Value<'m> {
     /// Gives this function, the merged body of `f1` and `f2`, its attribute list: the
     /// intersection of theirs, with `map1[k]`/`map2[k]` naming the parameter of `f1`/`f2` that
     /// parameter `k` carries (`None`: not that function's); return and parameter attributes
-    /// that do not intersect are dropped. On failure nothing changes and the error says why: a
-    /// parameter has an ABI attribute (byval, sret ...), or the function attributes do not
-    /// intersect.
+    /// that do not intersect are dropped. A parameter with ABI attributes (byval, sret, inreg
+    /// ...) keeps them, and must be shared by both at the same position with the same ABI
+    /// attributes. On failure nothing changes and the error says why: such a parameter is not
+    /// shared that way, or the function attributes do not intersect.
     pub fn set_merged_attrs(
         self,
         f1: Value<'m>,
@@ -306,7 +307,10 @@ impl<'m> Value<'m> {
         };
         match r {
             1 => Ok(()),
-            -1 => Err("a parameter has an ABI attribute (byval, sret, inreg ...)"),
+            -1 => Err(
+                "a parameter with an ABI attribute (byval, sret, inreg ...) is not shared at the \
+                 same position with the same attributes",
+            ),
             -2 => Err("function attributes do not intersect"),
             _ => Err("parameter maps do not fit the merged function"),
         }

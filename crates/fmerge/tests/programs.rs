@@ -19,6 +19,7 @@ const CASES: &[Case] = &[
     Case { file: "dup_templates.cpp", shrinks: true },
     Case { file: "dup_similar.c", shrinks: true },
     Case { file: "dup_computed_goto.c", shrinks: true },
+    Case { file: "dup_structs.c", shrinks: true },
     Case { file: "no_duplicates.c", shrinks: false },
 ];
 
