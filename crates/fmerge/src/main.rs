@@ -12,7 +12,8 @@ mod size;
 use clap::Parser;
 
 fn main() {
-    // The child of `input::load`: parse one file and report by exit status (or by crashing).
+    // The child of `input::load`: parse one file, write it back as bitcode to stdout, and
+    // report by exit status (or by crashing).
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.len() == 3 && args[1] == input::READ_CHECK {
         let ok = input::read_check(std::path::Path::new(&args[2])).is_ok();
