@@ -10,7 +10,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 F=${FMERGE:-$root/target/release/fmerge}
-C=${CORPUS:-$root/build/corpus}
+C=$(cd "${CORPUS:-$root/build/corpus}" && pwd)
 LLC=(llc-22 -O2 -relocation-model=pic -function-sections -filetype=obj)
 now() { date +%s.%N; }
 for prog in "$@"; do
