@@ -37,7 +37,7 @@ fn main() {
         }
         build.flag(flag);
     }
-    build.flag_if_supported("-Wno-unused-parameter").opt_level(2);
+    build.flag_if_supported("-Wno-unused-parameter").flag("-Werror=return-type").opt_level(2);
     if std::env::var("CXX").is_err() && Command::new("clang++-22").arg("--version").output().is_ok()
     {
         // Faster than g++ on LLVM's headers, and the same compiler family as the library.

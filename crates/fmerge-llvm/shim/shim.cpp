@@ -362,8 +362,15 @@ struct ErrorCollector : DiagnosticHandler {
     if (++Count <= 3) {
       std::string Text;
       raw_string_ostream OS(Text);
-      DiagnosticPrinterRawOStream DP(OS);
-      DI.print(DP);
+      if (auto *SM = dyn_cast<DiagnosticInfoSrcMgr>(&DI)) {
+        // Assembler errors: their own print shows nothing useful without a source manager.
+        const SMDiagnostic &D = SM->getSMDiag();
+        OS << D.getFilename() << ":" << D.getLineNo() << ":" << (D.getColumnNo() + 1) << ": "
+           << D.getMessage();
+      } else {
+        DiagnosticPrinterRawOStream DP(OS);
+        DI.print(DP);
+      }
       if (!Message.empty())
         Message += "; ";
       Message += Text;
@@ -371,6 +378,21 @@ struct ErrorCollector : DiagnosticHandler {
     return true;
   }
 };
+
+// Runs `Body` with errors reported to the context collected instead of handled by the
+// context's handler (LLVM's default one prints them and calls exit(1): inline assembly the
+// target's assembler rejects does that, in code generation and in the bitcode writer's symbol
+// table alike). Returns the collected messages (empty: no error) and restores the handler.
+template <typename F> std::string collectErrors(LLVMContext &Ctx, F Body) {
+  std::unique_ptr<DiagnosticHandler> Previous = Ctx.getDiagnosticHandler();
+  auto Collector = std::make_unique<ErrorCollector>();
+  ErrorCollector *Errors = Collector.get();
+  Ctx.setDiagnosticHandler(std::move(Collector));
+  Body();
+  std::string Message = std::move(Errors->Message);
+  Ctx.setDiagnosticHandler(std::move(Previous));
+  return Message;
+}
 } // namespace
 
 extern "C" {
@@ -397,16 +419,8 @@ int fm_emit_object(LLVMTargetMachineRef TMRef, LLVMModuleRef MRef, char **Out, s
     return 0;
   }
   // Errors found while generating code (e.g. inline assembly the target's assembler rejects)
-  // go to the context's diagnostic handler; LLVM's default one prints them and calls exit(1).
-  // Collect them instead and report them as a failure, then restore the caller's handler.
-  LLVMContext &Ctx = M->getContext();
-  std::unique_ptr<DiagnosticHandler> Previous = Ctx.getDiagnosticHandler();
-  auto Collector = std::make_unique<ErrorCollector>();
-  ErrorCollector *Errors = Collector.get();
-  Ctx.setDiagnosticHandler(std::move(Collector));
-  PM.run(*M);
-  std::string Message = std::move(Errors->Message);
-  Ctx.setDiagnosticHandler(std::move(Previous));
+  // would end the process (see `collectErrors`); report them as a failure instead.
+  std::string Message = collectErrors(M->getContext(), [&] { PM.run(*M); });
   if (!Message.empty()) {
     *Err = strdup(Message.c_str());
     return 0;
@@ -423,14 +437,27 @@ extern "C" {
 
 // Serialises `M` to bitcode *with* its use-list order. Use-list order steers some code
 // generation heuristics, so keeping it makes `llc` on the written file produce exactly the code
-// fmerge measured. Returns a malloc'ed buffer in *Out/*Len.
-void fm_write_bitcode(LLVMModuleRef MRef, char **Out, size_t *Len) {
+// fmerge measured. On success returns 1 and a malloc'ed buffer in *Out/*Len; returns 0 and a
+// malloc'ed message in *Err when the writer reports an error (its symbol table parses
+// module-level inline assembly, which may not assemble).
+int fm_write_bitcode(LLVMModuleRef MRef, char **Out, size_t *Len, char **Err) {
+  *Out = nullptr;
+  *Len = 0;
+  *Err = nullptr;
   SmallString<0> Buf;
   raw_svector_ostream OS(Buf);
-  WriteBitcodeToFile(*unwrap(MRef), OS, /*ShouldPreserveUseListOrder=*/true);
+  Module *M = unwrap(MRef);
+  std::string Message = collectErrors(M->getContext(), [&] {
+    WriteBitcodeToFile(*M, OS, /*ShouldPreserveUseListOrder=*/true);
+  });
+  if (!Message.empty()) {
+    *Err = strdup(Message.c_str());
+    return 0;
+  }
   *Out = static_cast<char *>(malloc(Buf.size() ? Buf.size() : 1));
   memcpy(*Out, Buf.data(), Buf.size());
   *Len = Buf.size();
+  return 1;
 }
 
 // An exact copy of `M` in the same context, use-list order included (CloneModule loses it, and
@@ -440,7 +467,13 @@ LLVMModuleRef fm_clone_module_exact(LLVMModuleRef MRef, char **Err) {
   Module *M = unwrap(MRef);
   SmallString<0> Buf;
   raw_svector_ostream OS(Buf);
-  WriteBitcodeToFile(*M, OS, /*ShouldPreserveUseListOrder=*/true);
+  std::string Message = collectErrors(M->getContext(), [&] {
+    WriteBitcodeToFile(*M, OS, /*ShouldPreserveUseListOrder=*/true);
+  });
+  if (!Message.empty()) {
+    *Err = strdup(Message.c_str());
+    return nullptr;
+  }
   auto Parsed = parseBitcodeFile(MemoryBufferRef(StringRef(Buf.data(), Buf.size()), "copy"),
                                  M->getContext());
   if (!Parsed) {

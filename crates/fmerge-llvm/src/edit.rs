@@ -10,7 +10,6 @@ use crate::value::{Block, Type, Value};
 use llvm_sys::core as c;
 use llvm_sys::prelude::LLVMBuilderRef;
 use llvm_sys::{LLVMIntPredicate, LLVMTailCallKind};
-use std::ffi::CString;
 use std::marker::PhantomData;
 
 const EMPTY: *const std::ffi::c_char = c"".as_ptr();
@@ -157,7 +156,7 @@ impl<'m> Value<'m> {
     /// Appends a new empty block to this function.
     pub fn append_block(self, name: &str) -> Block<'m> {
         assert!(self.is_function());
-        let n = CString::new(name).expect("block name without NUL");
+        let n = crate::module::c_string(name);
         // SAFETY: live function (checked); the context is the function's.
         Block::from_raw(unsafe {
             let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.raw()));

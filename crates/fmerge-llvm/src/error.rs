@@ -19,7 +19,7 @@ pub enum LlvmError {
     NewerProducer { path: PathBuf, producer: String },
     #[error("invalid IR: {message}")]
     InvalidIr { message: String },
-    #[error("unknown or unsupported target '{triple}': {message}")]
+    #[error("unknown or unsupported target {triple:?}: {message}")]
     UnknownTarget { triple: String, message: String },
     #[error("code generation failed: {message}")]
     Codegen { message: String },

@@ -44,7 +44,12 @@ unsafe extern "C" {
         len: *mut usize,
         err: *mut *mut c_char,
     ) -> i32;
-    pub fn fm_write_bitcode(m: LLVMModuleRef, out: *mut *mut u8, len: *mut usize);
+    pub fn fm_write_bitcode(
+        m: LLVMModuleRef,
+        out: *mut *mut u8,
+        len: *mut usize,
+        err: *mut *mut c_char,
+    ) -> i32;
     pub fn fm_clone_module_exact(m: LLVMModuleRef, err: *mut *mut c_char) -> LLVMModuleRef;
     pub fn fm_fn_attr_key(f: LLVMValueRef) -> *const c_void;
     pub fn fm_set_merged_attrs(

@@ -215,7 +215,7 @@ impl<'c> Module<'c> {
     }
 
     pub fn set_triple(&self, triple: &str) {
-        let t = CString::new(triple).expect("triple without NUL");
+        let t = c_string(triple);
         // SAFETY: valid module; LLVM copies the string.
         unsafe { c::LLVMSetTarget(self.raw(), t.as_ptr()) }
     }
@@ -228,7 +228,7 @@ impl<'c> Module<'c> {
     }
 
     pub fn set_data_layout(&self, dl: &str) {
-        let t = CString::new(dl).expect("data layout without NUL");
+        let t = c_string(dl);
         // SAFETY: valid module; LLVM copies the string.
         unsafe { c::LLVMSetDataLayout(self.raw(), t.as_ptr()) }
     }
@@ -276,7 +276,7 @@ impl<'c> Module<'c> {
 
     /// Adds a function declaration (give it blocks to make it a definition).
     pub fn add_function(&self, name: &str, fn_type: Type<'_>) -> Value<'_> {
-        let n = CString::new(name).expect("function name without NUL");
+        let n = c_string(name);
         // SAFETY: valid module, function type of this context.
         Value::from_raw(unsafe { c::LLVMAddFunction(self.raw(), n.as_ptr(), fn_type.raw()) })
             .expect("LLVM always returns the new function")
@@ -284,7 +284,7 @@ impl<'c> Module<'c> {
 
     /// Adds an alias `name` of type `value_type` pointing at `target`.
     pub fn add_alias(&self, name: &str, value_type: Type<'_>, target: Value<'_>) -> Value<'_> {
-        let n = CString::new(name).expect("alias name without NUL");
+        let n = c_string(name);
         // SAFETY: valid module; target is a constant of this module (handle borrows it).
         Value::from_raw(unsafe {
             c::LLVMAddAlias2(self.raw(), value_type.raw(), 0, target.raw(), n.as_ptr())
@@ -354,15 +354,20 @@ impl<'c> Module<'c> {
     }
 
     /// Serialises to bitcode, keeping the use-list order (so `llc` on the result generates the
-    /// very code fmerge measured).
-    pub fn to_bitcode(&self) -> Vec<u8> {
-        let (mut out, mut len) = (std::ptr::null_mut(), 0usize);
-        // SAFETY: live module; the shim returns a malloc'ed buffer, copied and freed here.
+    /// very code fmerge measured). Fails (`LlvmError::Codegen`) when module-level inline
+    /// assembly does not assemble: the writer's symbol table parses it.
+    pub fn to_bitcode(&self) -> Result<Vec<u8>> {
+        let (mut out, mut len, mut err) = (std::ptr::null_mut(), 0usize, std::ptr::null_mut());
+        // SAFETY: live module; the shim returns malloc'ed buffers, copied and freed here.
         unsafe {
-            crate::ffi::fm_write_bitcode(self.raw(), &mut out, &mut len);
+            if crate::ffi::fm_write_bitcode(self.raw(), &mut out, &mut len, &mut err) == 0 {
+                let message = CStr::from_ptr(err).to_string_lossy().into_owned();
+                crate::ffi::free(err.cast());
+                return Err(LlvmError::Codegen { message });
+            }
             let bytes = std::slice::from_raw_parts(out, len).to_vec();
             crate::ffi::free(out.cast());
-            bytes
+            Ok(bytes)
         }
     }
 
@@ -373,7 +378,9 @@ impl<'c> Module<'c> {
 
     /// An exact deep copy, use-list order included (code generation mutates the module it runs
     /// on, so sizes are measured on a copy; a copy that lost the use-list order could compile
-    /// to slightly different code than `llc` produces from the written file).
+    /// to slightly different code than `llc` produces from the written file). The copy goes
+    /// through the bitcode writer, so it fails as [`Module::to_bitcode`] does
+    /// (`LlvmError::Codegen`: module-level inline assembly that does not assemble).
     pub fn duplicate(&self) -> Result<Module<'c>> {
         let mut err = std::ptr::null_mut();
         // SAFETY: live module; on success the shim returns a fresh module owned by the new
@@ -383,7 +390,7 @@ impl<'c> Module<'c> {
             if raw.is_null() {
                 let message = CStr::from_ptr(err).to_string_lossy().into_owned();
                 crate::ffi::free(err.cast());
-                return Err(LlvmError::InvalidIr {
+                return Err(LlvmError::Codegen {
                     message: format!("copying the module: {message}"),
                 });
             }
@@ -437,4 +444,10 @@ impl<'c> Module<'c> {
         }
         out
     }
+}
+
+/// `s` as a C string for LLVM's C API. Names read from bitcode may contain NUL bytes (LLVM
+/// allows them; corrupt files have them), which a C string cannot carry: they become `_`.
+pub(crate) fn c_string(s: &str) -> CString {
+    CString::new(s.replace('\0', "_")).expect("no NUL left")
 }

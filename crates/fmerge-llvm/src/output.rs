@@ -40,7 +40,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 pub fn module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<Vec<u8>> {
     module.verify()?;
     Ok(match emit {
-        Emit::Bitcode => module.to_bitcode(),
+        Emit::Bitcode => module.to_bitcode()?,
         Emit::Text => module.to_text().into_bytes(),
         Emit::Object => target.emit_object(module)?,
     })

@@ -37,7 +37,7 @@ impl Sizes {
                 if let (Err(e), Some(_)) = (&v, std::env::var_os("FMERGE_DEBUG_MEASURE")) {
                     eprintln!("measure: subset does not verify: {e}");
                 }
-                v.map(|()| subset.to_bitcode())
+                v.and_then(|()| subset.to_bitcode())
             })
             .collect();
         let valid: Vec<Vec<u8>> = bitcode.iter().filter_map(|b| b.as_ref().ok().cloned()).collect();

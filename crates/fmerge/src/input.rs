@@ -5,9 +5,10 @@
 //! and whether that crashes depends on the memory layout of the process). fmerge must answer
 //! bad input with a clear error, so every bitcode input is parsed by a child process
 //! (`fmerge` itself, hidden subcommand `read-check`) that writes the module back as bitcode
-//! on its stdout. If the child dies from a signal, the file is reported as corrupt. Otherwise
-//! fmerge parses the child's bitcode, which LLVM's own writer produced, never the raw file;
-//! when the child reports an error, the raw file is parsed in-process for the message.
+//! on its stdout. If the child dies from a signal, the file is reported as corrupt; if LLVM
+//! reports an error, the child passes it on (one line on stderr) and fmerge reports it.
+//! Otherwise fmerge parses the child's bitcode, which LLVM's own writer produced. The raw
+//! file is never parsed in fmerge's own process.
 
 use anyhow::Result;
 use fmerge_llvm::{Llvm, LlvmError, Module};
@@ -17,18 +18,35 @@ use std::process::{Command, Stdio};
 /// The hidden subcommand the child runs.
 pub const READ_CHECK: &str = "read-check";
 
-/// The child: parses `path` and writes it back as bitcode to stdout. Exits 0 when it parsed,
-/// 1 when LLVM reported an error.
-pub fn read_check(path: &Path) -> Result<()> {
+/// The child: parses `path` and writes it back as bitcode to stdout; returns its exit status:
+/// 0 when it parsed, 1 when LLVM reported an error (`newer<TAB>producer` or
+/// `unreadable<TAB>message` on stderr).
+pub fn read_check_main(path: &Path) -> i32 {
+    match read_check(path) {
+        Ok(()) => 0,
+        Err(e) => {
+            let line = match e.downcast_ref::<LlvmError>() {
+                Some(LlvmError::NewerProducer { producer, .. }) => format!("newer\t{producer}"),
+                Some(LlvmError::Unreadable { message, .. }) => format!("unreadable\t{message}"),
+                Some(LlvmError::Codegen { message }) => format!("codegen\t{message}"),
+                _ => format!("unreadable\t{e}"),
+            };
+            eprintln!("{}", line.replace('\n', " "));
+            1
+        }
+    }
+}
+
+fn read_check(path: &Path) -> Result<()> {
     let llvm = Llvm::new();
     let module = llvm.load(path)?;
-    std::io::Write::write_all(&mut std::io::stdout().lock(), &module.to_bitcode())?;
+    std::io::Write::write_all(&mut std::io::stdout().lock(), &module.to_bitcode()?)?;
     Ok(())
 }
 
-/// The module in `path` as bitcode LLVM's writer produced (`None`: not bitcode, or LLVM
-/// reported an error; the caller then reads the file itself). Fails with
-/// `LlvmError::Unreadable` if LLVM's reader crashes on it.
+/// The module in `path` as bitcode LLVM's writer produced (`None`: not bitcode; the caller
+/// then reads the file itself). Fails with LLVM's error, or with `LlvmError::Unreadable` if
+/// LLVM's reader crashes on it.
 fn read_in_child(path: &Path) -> Result<Option<Vec<u8>>> {
     let looks_like_bitcode = std::fs::File::open(path)
         .ok()
@@ -44,16 +62,32 @@ fn read_in_child(path: &Path) -> Result<Option<Vec<u8>>> {
         .arg(READ_CHECK)
         .arg(path)
         .stdin(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .output()?;
+    let path = path.to_path_buf();
     match out.status.code() {
         None => Err(LlvmError::Unreadable {
-            path: path.to_path_buf(),
+            path,
             message: "LLVM's bitcode reader crashed on it; the file is corrupt".into(),
         }
         .into()),
         Some(0) => Ok(Some(out.stdout)),
-        Some(_) => Ok(None),
+        Some(_) => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let line = err.lines().last().unwrap_or_default();
+            Err(match line.split_once('\t') {
+                Some(("newer", producer)) => {
+                    LlvmError::NewerProducer { path, producer: producer.to_string() }
+                }
+                Some(("codegen", message)) => LlvmError::Codegen { message: message.to_string() },
+                Some((_, message)) => LlvmError::Unreadable { path, message: message.to_string() },
+                None => LlvmError::Unreadable {
+                    path,
+                    message: "LLVM's bitcode reader failed on it".into(),
+                },
+            }
+            .into())
+        }
     }
 }
 

@@ -16,8 +16,7 @@ fn main() {
     // report by exit status (or by crashing).
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.len() == 3 && args[1] == input::READ_CHECK {
-        let ok = input::read_check(std::path::Path::new(&args[2])).is_ok();
-        std::process::exit(if ok { 0 } else { 1 });
+        std::process::exit(input::read_check_main(std::path::Path::new(&args[2])));
     }
     let cli = cli::Cli::parse();
     let result = match cli.command {
