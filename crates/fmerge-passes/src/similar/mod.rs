@@ -301,7 +301,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         let map = ParamMap::new(fa, fb, &align);
         let t = Instant::now();
         let built = build_body(self.module, [&side_a, &side_b], &align, &map);
-        self.stats.add_time("codegen", t);
+        self.stats.add_time(if built.is_ok() { "codegen" } else { "codegen (abandoned)" }, t);
         let body = match built {
             Ok(body) => body,
             Err(why) => {
