@@ -16,14 +16,19 @@ pub enum Emit {
 }
 
 /// Writes `bytes` to `path` atomically (temporary file + rename).
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let io = |e: std::io::Error| LlvmError::Io { path: path.to_path_buf(), source: e };
+/// The temporary file process `pid` writes before renaming it to `path`.
+pub fn temporary_path(path: &Path, pid: u32) -> std::path::PathBuf {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{file_name}.fmerge-tmp-{}", std::process::id()));
+    dir.join(format!(".{file_name}.fmerge-tmp-{pid}"))
+}
+
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let io = |e: std::io::Error| LlvmError::Io { path: path.to_path_buf(), source: e };
+    let tmp = temporary_path(path, std::process::id());
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -39,6 +44,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Verifies `module` and serialises it as `emit`.
 pub fn module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<Vec<u8>> {
     module.verify()?;
+    verified_module_bytes(module, emit, target)
+}
+
+/// Serialises `module`, which the caller has just verified (a whole-module verification of a
+/// large program costs a noticeable share of fmerge's time: it is done once).
+pub fn verified_module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<Vec<u8>> {
     Ok(match emit {
         Emit::Bitcode => module.to_bitcode()?,
         Emit::Text => module.to_text().into_bytes(),

@@ -142,10 +142,10 @@ pub fn measured_savings(
         }
         probes.push(ps);
     }
-    // Originals and new functions together, in two halves: two module copies keep two cores
-    // busy, and the split never changes a size.
+    // Originals and new functions together, in two halves of about as many instructions: two
+    // module copies keep two cores busy, and the split never changes a size.
     let all: Vec<Value<'_>> = originals.iter().chain(&new_fns).copied().collect();
-    let (h1, h2) = all.split_at(all.len() / 2);
+    let (h1, h2) = all.split_at(balanced_split(&all));
     let groups: Vec<&[Value<'_>]> = [h1, h2].into_iter().filter(|g| !g.is_empty()).collect();
     let mut failed = false;
     let mut after = Vec::new();
@@ -182,6 +182,22 @@ pub fn measured_savings(
         module.defer_erase(probe);
     }
     result
+}
+
+/// Where to split `fns` so that both halves hold about as many instructions (code generation
+/// time follows the instruction count).
+fn balanced_split(fns: &[Value<'_>]) -> usize {
+    let sizes: Vec<usize> = fns.iter().map(|f| f.instruction_count()).collect();
+    let total: usize = sizes.iter().sum();
+    let mut acc = 0;
+    for (k, s) in sizes.iter().enumerate() {
+        if 2 * (acc + s) > total {
+            // The function that straddles the middle goes where it unbalances least.
+            return if 2 * acc + s <= total { k + 1 } else { k.max(1) };
+        }
+        acc += s;
+    }
+    fns.len() / 2
 }
 
 /// How many instructions a stage may still compile to settle close calls

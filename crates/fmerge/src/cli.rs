@@ -30,7 +30,7 @@ Exit status: 0 success, 2 usage error, 3 missing or unreadable file, 4 input is 
 IR or bitcode, 5 bitcode from an LLVM newer than 22, 6 input fails the IR verifier or names a
 CPU the target does not know, 7 unknown target, 8 code generation failed (an assembler error in
 inline asm, or a fatal error inside LLVM), 9 a summary or merge-information file is corrupt or of another format
-version, 1 anything else.";
+version, 10 fmerge or LLVM crashed (a bug: nothing was written), 1 anything else.";
 
 #[derive(Parser, Debug)]
 #[command(name = "fmerge", version, about = ABOUT, long_about = LONG_ABOUT)]
@@ -90,6 +90,20 @@ folding (`ld.lld --icf=all`, objects built with function sections: `--emit obj` 
 bitcode outputs must be compiled with `-ffunction-sections`) so the copies from different \
 modules fold into one.")]
     Apply(ApplyArgs),
+}
+
+impl Command {
+    /// For a command that runs LLVM, the files it may write (a worker runs it, see
+    /// `supervise`); `None` for one that never touches LLVM.
+    pub fn worker_outputs(&self) -> Option<Vec<PathBuf>> {
+        match self {
+            Command::Opt(a) => Some(a.report.iter().cloned().chain([a.output.clone()]).collect()),
+            Command::Apply(a) => Some(a.report.iter().cloned().chain([a.output.clone()]).collect()),
+            Command::Summarize(a) => Some(vec![a.output.clone()]),
+            Command::Size(_) | Command::Explain(_) => Some(Vec::new()),
+            Command::Combine(_) => None,
+        }
+    }
 }
 
 #[derive(Args, Debug)]

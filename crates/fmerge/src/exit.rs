@@ -2,6 +2,9 @@
 
 use fmerge_llvm::LlvmError;
 
+/// The worker process died from a signal after reading its inputs (see `supervise`).
+pub const CRASH: i32 = 10;
+
 pub fn code_for(e: &anyhow::Error) -> i32 {
     if crate::global::is_format_error(e) {
         return 9;

@@ -8,17 +8,18 @@ mod input;
 mod opt;
 mod progress;
 mod size;
+mod supervise;
 
 use clap::Parser;
 
 fn main() {
-    // The child of `input::load`: parse one file, write it back as bitcode to stdout, and
-    // report by exit status (or by crashing).
-    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if args.len() == 3 && args[1] == input::READ_CHECK {
-        std::process::exit(input::read_check_main(std::path::Path::new(&args[2])));
-    }
     let cli = cli::Cli::parse();
+    // The process the user started only supervises; a worker does the job (see `supervise`).
+    if !supervise::is_worker() {
+        if let Some(outputs) = cli.command.worker_outputs() {
+            std::process::exit(supervise::run_worker(&outputs));
+        }
+    }
     let result = match cli.command {
         cli::Command::Opt(args) => opt::run(args),
         cli::Command::Size(args) => size::run(args),

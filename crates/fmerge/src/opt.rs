@@ -3,7 +3,7 @@
 use crate::cli::{EmitKind, MergeKind, OptArgs, ProfitKind, SearchKind};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
-use fmerge_llvm::output::{Emit, module_bytes, write_atomically, write_module};
+use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
 use fmerge_llvm::{Llvm, Target};
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, ProfitMode, Report, SearchMode, Stages};
@@ -48,11 +48,12 @@ pub fn run(args: OptArgs) -> Result<()> {
         // An object users link: position independent if the module asks for it.
         EmitKind::Obj => (Emit::Object, Target::for_object_file(&module, args.target.as_deref())?),
     };
+    // `optimize` verified the module last thing (an error there means nothing is written).
+    let bytes = verified_module_bytes(&module, emit, &target)?;
     if args.output.as_os_str() == "-" {
-        // Standard output: nothing to make atomic, but the module still verifies first.
-        std::io::stdout().lock().write_all(&module_bytes(&module, emit, &target)?)?;
+        std::io::stdout().lock().write_all(&bytes)?;
     } else {
-        write_module(&module, &args.output, emit, &target)?;
+        write_atomically(&args.output, &bytes)?;
     }
     // Reports are deterministic unless timings are asked for.
     let mut shown = report.clone();
@@ -67,12 +68,18 @@ pub fn run(args: OptArgs) -> Result<()> {
         write_atomically(path, &json)
             .with_context(|| format!("writing the report {}", path.display()))?;
     }
+    let steps = progress.step_times();
     progress.finish();
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&shown)?)?;
     } else if !args.quiet {
         print_summary(&mut out, &report)?;
+        if args.timings {
+            let shown: Vec<String> =
+                steps.iter().map(|(m, d)| format!("{m} {:.2}s", d.as_secs_f64())).collect();
+            writeln!(out, "  wall time by step: {}", shown.join(", "))?;
+        }
     }
     Ok(())
 }

@@ -37,7 +37,7 @@ fn ir_regressions_merge_verify_and_behave_the_same() {
 }
 
 /// LLVM 22's bitcode reader crashes on these files (so do `opt-22` and `llvm-dis-22`); fmerge
-/// parses inputs in a child process first and rejects them with exit code 4.
+/// runs LLVM in a worker process it supervises and rejects them with exit code 4.
 #[test]
 fn bitcode_that_crashes_llvms_reader_is_rejected_with_exit_4() {
     let files = regressions("bc");
@@ -73,8 +73,8 @@ fn the_reader_crash_regressions_still_crash_llvm_itself() {
 
 /// LLVM 22's reader reads out of bounds on these files (valgrind shows it in `llvm-dis-22`),
 /// and whether that crashes depends on the process's memory layout: the same binary crashed
-/// with one set of options and not with another. fmerge parses the raw file only in its
-/// child, and itself parses what the child wrote back, so it must never die by a signal.
+/// with one set of options and not with another. fmerge runs LLVM only in a worker process it
+/// supervises: it must answer with merged output that verifies or exit 4, never die by a signal.
 #[test]
 fn bitcode_that_makes_llvms_reader_read_out_of_bounds_never_crashes_fmerge() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/regressions/oob");
@@ -141,8 +141,7 @@ fn assembler_errors_during_measurement_are_a_clear_error() {
 
 /// Module-level inline assembly that does not assemble: LLVM's bitcode writer parses it for
 /// the symbol table and its default diagnostic handler would exit(1) (found by `fuzz/`, the
-/// saved input; the same from textual IR, read in-process, and from bitcode, read by the
-/// checking child). fmerge reports it as exit 8 and writes nothing.
+/// saved input). fmerge reports it as exit 8 and writes nothing.
 #[test]
 fn module_asm_that_does_not_assemble_is_a_clear_error() {
     let saved = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -44,6 +44,7 @@ use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, 
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
 use fmerge_llvm::{Module, Target, Value, cost};
 use params::ParamMap;
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
@@ -488,8 +489,9 @@ impl Search {
 
     fn insert_many(&mut self, t: &ModuleTables, funcs: &[FuncData], keys: &[usize]) {
         match self {
+            // Signatures are pure functions of the lowering: computed on every core, in order.
             Search::Lsh(index, hasher) => index.insert_many(
-                keys.iter()
+                keys.par_iter()
                     .map(|&k| (FuncKey(k as u32), hasher.signature_of_function(t, &funcs[k])))
                     .collect(),
             ),
