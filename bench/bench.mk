@@ -3,6 +3,7 @@
 #
 #   make bench        all nine programs, x86-64 and AArch64; refreshes bench/RESULTS.md
 #   make bench-quick  lua and bzip2, x86-64 and AArch64 (results in bench/results/<date>-quick)
+#   make bench-time   Oz and fmerge timed alternately on the modules of the last `make bench`
 #
 # Both build fmerge (release) and whatever corpus modules are missing first; a corpus
 # program is built once (its stats.json marks a finished build) and reused afterwards.
@@ -16,7 +17,7 @@ CORPUS_A64_OUT  ?= build/corpus-aarch64
 
 BENCH_CORPUS    = --corpus x86_64=$(CORPUS_OUT) --corpus aarch64=$(CORPUS_A64_OUT)
 
-.PHONY: bench bench-quick bench-setup bench-fmerge
+.PHONY: bench bench-quick bench-time bench-setup bench-fmerge
 
 ## Cross toolchain (AArch64 headers, libraries, binutils), qemu-user and Rust's aarch64 std.
 bench-setup: setup
@@ -43,3 +44,8 @@ bench: bench-setup bench-fmerge
 bench-quick: bench-setup bench-fmerge
 	$(MAKE) --no-print-directory $(call bench_modules,$(BENCH_QUICK))
 	$(BENCH_PY) run --quick --programs $(BENCH_QUICK) --targets $(BENCH_TARGETS) $(BENCH_CORPUS) $(BENCH_ARGS)
+
+## Interleaved timing: `opt default<Oz>` and `fmerge opt` alternately, 5 runs each, on the Oz
+## modules of the last `make bench` (timing.md next to its results; see cmd_time in harness.py).
+bench-time:
+	$(BENCH_PY) time --programs $(BENCH_PROGRAMS) --targets $(BENCH_TARGETS) --out bench/results/$(shell date +%F)

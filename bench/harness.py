@@ -11,6 +11,7 @@ against its reference, the time of the merging step alone and its ratio to
 the Oz time (timed steps run FMERGE_BENCH_TIMING_RUNS times, default 3, and keep
 their fastest run), the verifier result and the smoke-workload result.
 
+  harness.py time --out DIR [--runs N]   (Oz and fmerge timed alternately, see cmd_time)
   harness.py run [--quick] [--programs P ...] [--targets T ...] [--configs C ...]
                  [--out DIR] [--no-smoke] [--publish]
   harness.py render DIR      rewrite DIR/results.md and DIR/chart-*.svg from DIR/results.csv
@@ -767,6 +768,62 @@ def publish(outdir: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
+def cmd_time(args) -> int:
+    """Interleaved timing: for each target x program, `opt-22 default<Oz>` on the corpus module
+    and `fmerge opt` on its Oz module, one after the other, `--runs` times; the ratio of the
+    fastest runs. Both sides of each ratio are measured seconds apart, so a slow period of a
+    shared machine slows both (in `run`, minutes of code generation and smoke runs separate
+    them). Needs the Oz modules of an earlier `run` (build/bench/T/P/baseline.bc)."""
+    programs = args.programs or PROGRAMS
+    targets = args.targets or TARGETS
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = WORK / "timing"
+    tmp.mkdir(parents=True, exist_ok=True)
+    # the binary of the last `run` (its snapshot), so both describe the same fmerge
+    fmerge = str(WORK / "fmerge") if (WORK / "fmerge").exists() else FMERGE
+    rows = []
+    for t in targets:
+        for prog in programs:
+            src = CORPUS_OUT[t] / prog / f"{prog}.bc"
+            oz = WORK / t / prog / "baseline.bc"
+            if not (src.exists() and oz.exists()):
+                log(f"{t} {prog}: no corpus or Oz module (run the benchmark first); skipped")
+                continue
+            rep = tmp / "report.json"
+            oz_s, stage_s, proc_s = [], [], []
+            for _ in range(args.runs):
+                _, dt = run([OPT, "-passes=default<Oz>", src, "-o", tmp / "oz.bc"])
+                oz_s.append(dt)
+                _, dt = run([fmerge, "opt", oz, "-o", tmp / "out.bc", "--no-measure", "--timings",
+                             "--report", rep, "-q"])
+                proc_s.append(dt)
+                stage_s.append(sum(float(x.get("seconds") or 0)
+                                   for x in json.loads(rep.read_text()).get("stages", [])))
+            ratios = sorted(m / o for m, o in zip(stage_s, oz_s))
+            rows.append({"target": t, "program": prog, "runs": args.runs,
+                         "oz_s_min": fmt_s(min(oz_s)), "merge_s_min": fmt_s(min(stage_s)),
+                         "ratio_of_minima": f"{min(stage_s) / min(oz_s):.4f}",
+                         "ratio_median": f"{ratios[len(ratios) // 2]:.4f}",
+                         "ratio_max": f"{ratios[-1]:.4f}",
+                         "process_s_min": fmt_s(min(proc_s)),
+                         "process_ratio": f"{min(proc_s) / min(oz_s):.4f}"})
+            log(f"{t} {prog}: ratio {rows[-1]['ratio_of_minima']} (median {rows[-1]['ratio_median']})")
+    with open(out / "timing.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["target"])
+        w.writeheader()
+        w.writerows(rows)
+    L = ["| target | program | Oz s (min) | fmerge merge s (min) | ratio of minima | median ratio | "
+         "worst ratio | fmerge process s (min) | process / Oz |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        L.append(f"| {r['target']} | {r['program']} | {float(r['oz_s_min']):.2f} | {float(r['merge_s_min']):.2f} | "
+                 f"{float(r['ratio_of_minima']):.3f} | {float(r['ratio_median']):.3f} | {float(r['ratio_max']):.3f} | "
+                 f"{float(r['process_s_min']):.2f} | {float(r['process_ratio']):.3f} |")
+    (out / "timing.md").write_text("\n".join(L) + "\n")
+    log(f"wrote {rel(out)}/timing.csv and timing.md")
+    return 0
+
+
 def cmd_run(args) -> int:
     global CMD_TIMEOUT
     CMD_TIMEOUT = args.timeout
@@ -868,6 +925,11 @@ def main(argv=None) -> int:
     r.add_argument("--corpus", action="append", metavar="TARGET=DIR",
                    help="corpus output directory of a target (default: build/corpus, build/corpus-aarch64)")
     r.add_argument("--publish", action="store_true", help="also copy the results to bench/RESULTS.md and charts")
+    tm = sp.add_parser("time", help="interleaved Oz / fmerge timing on the Oz modules of an earlier run")
+    tm.add_argument("--programs", nargs="+", choices=PROGRAMS)
+    tm.add_argument("--targets", nargs="+", choices=TARGETS)
+    tm.add_argument("--runs", type=int, default=5)
+    tm.add_argument("--out", required=True, help="directory for timing.csv and timing.md")
     g = sp.add_parser("render", help="rewrite results.md and the charts from results.csv")
     g.add_argument("dir")
     u = sp.add_parser("publish", help="copy a results directory to bench/RESULTS.md and bench/chart-*.svg")
@@ -875,6 +937,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "run":
         return cmd_run(args)
+    if args.cmd == "time":
+        return cmd_time(args)
     if args.cmd == "render":
         render(Path(args.dir))
         return 0

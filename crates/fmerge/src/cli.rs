@@ -223,7 +223,8 @@ pub struct OptArgs {
     #[arg(long)]
     pub json: bool,
     /// Include each stage's wall time in the JSON report (reports are otherwise identical
-    /// from run to run).
+    /// from run to run), and print the wall time of each step (reading, each stage,
+    /// verifying, writing) after the summary.
     #[arg(long)]
     pub timings: bool,
     /// Do not generate code to measure .text before and after (faster).
