@@ -461,6 +461,26 @@ int fm_write_bitcode(LLVMModuleRef MRef, char **Out, size_t *Len, char **Err) {
   return 1;
 }
 
+// Whether LLVM's reader accepts `Data` (bitcode LLVM's writer produced), reading the module
+// lazily: types, attribute groups, globals and metadata, not function bodies. A corrupt input
+// can hold values the reader accepted but whose written form it then rejects (an attribute
+// group, found by tests/hostile.rs); fmerge must not write such a file. Returns 1 if it reads,
+// else 0 and a malloc'ed message in *Err.
+int fm_check_bitcode(const char *Data, size_t Len, char **Err) {
+  *Err = nullptr;
+  LLVMContext Ctx;
+  auto M = getLazyBitcodeModule(MemoryBufferRef(StringRef(Data, Len), "output"), Ctx);
+  if (!M) {
+    *Err = strdup(toString(M.takeError()).c_str());
+    return 0;
+  }
+  if (Error E = (*M)->materializeMetadata()) {
+    *Err = strdup(toString(std::move(E)).c_str());
+    return 0;
+  }
+  return 1;
+}
+
 // An exact copy of `M` in the same context, use-list order included (CloneModule loses it, and
 // with it the code `llc` would generate). Returns null and a malloc'ed message on failure.
 LLVMModuleRef fm_clone_module_exact(LLVMModuleRef MRef, char **Err) {

@@ -50,6 +50,7 @@ unsafe extern "C" {
         len: *mut usize,
         err: *mut *mut c_char,
     ) -> i32;
+    pub fn fm_check_bitcode(data: *const c_char, len: usize, err: *mut *mut c_char) -> i32;
     pub fn fm_clone_module_exact(m: LLVMModuleRef, err: *mut *mut c_char) -> LLVMModuleRef;
     pub fn fm_fn_attr_key(f: LLVMValueRef) -> *const c_void;
     pub fn fm_set_merged_attrs(

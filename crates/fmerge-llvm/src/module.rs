@@ -131,6 +131,30 @@ impl Llvm {
     }
 }
 
+/// Fails unless LLVM's reader accepts `bytes` (bitcode LLVM's writer produced), read lazily:
+/// everything but function bodies. A corrupt input can hold values LLVM's reader accepted but
+/// whose written form it rejects; fmerge then reports the input as unreadable instead of
+/// writing a file no tool can read.
+pub fn check_bitcode(bytes: &[u8]) -> Result<()> {
+    let mut err = std::ptr::null_mut();
+    // SAFETY: a valid byte slice; the shim reads it in a context of its own and returns a
+    // malloc'ed message on failure, copied and freed here.
+    unsafe {
+        if crate::ffi::fm_check_bitcode(bytes.as_ptr().cast(), bytes.len(), &mut err) == 0 {
+            let message = CStr::from_ptr(err).to_string_lossy().into_owned();
+            crate::ffi::free(err.cast());
+            return Err(LlvmError::Unreadable {
+                path: PathBuf::from("(the input)"),
+                message: format!(
+                    "LLVM's reader accepted it, but rejects the bitcode LLVM writes from it \
+                     ({message}): the input is corrupt; nothing was written"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// An LLVM module plus the functions queued for erasure.
 pub struct Module<'c> {
     pub(crate) inner: inkwell::module::Module<'c>,

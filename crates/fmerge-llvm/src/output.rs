@@ -51,7 +51,11 @@ pub fn module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<
 /// large program costs a noticeable share of fmerge's time: it is done once).
 pub fn verified_module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<Vec<u8>> {
     Ok(match emit {
-        Emit::Bitcode => module.to_bitcode()?,
+        Emit::Bitcode => {
+            let bytes = module.to_bitcode()?;
+            crate::module::check_bitcode(&bytes)?;
+            bytes
+        }
         Emit::Text => module.to_text().into_bytes(),
         Emit::Object => target.emit_object(module)?,
     })

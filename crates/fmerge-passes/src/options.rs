@@ -60,6 +60,10 @@ pub struct Options {
     /// is decided on its estimate. Code generation costs about as much per instruction as
     /// `opt -Oz`, so this bounds the time measuring adds to about this fraction of `-Oz`.
     pub measure_budget: f64,
+    /// The caller has just verified the input module (the CLI does, while it reads the input:
+    /// a verifier crash on a corrupt file is then reported as that file being corrupt), so
+    /// [`crate::optimize`] does not verify it a second time.
+    pub input_verified: bool,
 }
 
 impl Default for Options {
@@ -72,6 +76,7 @@ impl Default for Options {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             close_margin: 0.2,
             measure_budget: DEFAULT_MEASURE_BUDGET,
+            input_verified: false,
         }
     }
 }

@@ -1,12 +1,13 @@
 //! Reading the inputs. This runs in the worker process (see `supervise`): each file is noted
-//! in the worker's log before and after LLVM reads it, so that a crash of LLVM's bitcode
-//! reader on a corrupt file is reported as that file being corrupt.
+//! in the worker's log before and after LLVM reads and verifies it, so that a crash of LLVM's
+//! bitcode reader, or of its verifier (which can crash printing a corrupt attribute), on a
+//! corrupt file is reported as that file being corrupt. Every module returned verifies.
 
 use anyhow::Result;
 use fmerge_llvm::{Llvm, Module};
 use std::path::{Path, PathBuf};
 
-/// Reads every input and links them into the first (in-process `llvm-link`).
+/// Reads and verifies every input and links them into the first (in-process `llvm-link`).
 pub fn load<'c>(llvm: &'c Llvm, paths: &[PathBuf]) -> Result<Module<'c>> {
     let Some((first, rest)) = paths.split_first() else {
         return Ok(llvm.load_and_link(paths)?);
@@ -16,13 +17,17 @@ pub fn load<'c>(llvm: &'c Llvm, paths: &[PathBuf]) -> Result<Module<'c>> {
         let other = load_one(llvm, p)?;
         module.link(other, p)?;
     }
+    if !rest.is_empty() {
+        module.verify()?;
+    }
     Ok(module)
 }
 
-/// Reads one input.
+/// Reads and verifies one input.
 pub fn load_one<'c>(llvm: &'c Llvm, path: &Path) -> Result<Module<'c>> {
     crate::supervise::note_reading(path);
     let module = llvm.load(path)?;
+    module.verify()?;
     crate::supervise::note_read(path);
     Ok(module)
 }

@@ -7,8 +7,9 @@
 //! and then only supervises: it runs itself again as a worker (same arguments, environment
 //! variable [`WORKER_ENV`] set) that does the whole job, passes the worker's exit status on,
 //! and turns a worker killed by a signal into a clear error:
-//! - while the worker was reading an input (it notes each file in a small log before and after
-//!   reading it): that file is corrupt (exit 4, as for any unreadable bitcode);
+//! - while the worker was reading an input (it notes each file in a small log before it reads
+//!   it and after it has read and verified it; LLVM's verifier too can crash on a corrupt
+//!   file): that file is corrupt (exit 4, as for any unreadable bitcode);
 //! - after it had read its inputs: a crash inside LLVM or fmerge, a bug (exit 10).
 //!
 //! Either way no output exists: outputs are written to a temporary file renamed into place,
@@ -101,7 +102,7 @@ fn supervise(outputs: &[PathBuf]) -> anyhow::Result<i32> {
         Crash::WhileReading(path) => {
             let e = anyhow::Error::from(fmerge_llvm::LlvmError::Unreadable {
                 path,
-                message: "LLVM's bitcode reader crashed on it; the file is corrupt".into(),
+                message: "LLVM crashed reading or verifying it; the file is corrupt".into(),
             });
             eprintln!("fmerge: error: {e:#}");
             crate::exit::code_for(&e)

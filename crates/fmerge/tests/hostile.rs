@@ -148,7 +148,8 @@ fn mutated_bitcode_is_rejected_cleanly_or_merged_into_valid_ir() {
         assert!(!err.contains("panicked"), "fmerge panicked: {}\n{err}", repro());
         let Some(code) = code else {
             // LLVM 22's own bitcode reader crashes on some malformed files (opt-22 and
-            // llvm-dis-22 too); fmerge reads in-process and inherits that. Those are counted
+            // llvm-dis-22 too); fmerge's supervisor turns that into exit 4, so a signal here
+            // means the supervisor itself failed. Those are counted
             // (docs/RELIABILITY.md, tests/regressions.rs); any other crash fails the test.
             assert!(
                 llvm_dis_crashes(&input),
