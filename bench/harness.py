@@ -150,6 +150,11 @@ def run(cmd, logfile: Path | None = None, timeout: int | None = None) -> tuple[s
 TIMING_RUNS = max(1, int(os.environ.get("FMERGE_BENCH_TIMING_RUNS", "3")))
 
 
+def stage_seconds(report: Path) -> float:
+    """fmerge's merging time: the sum of the stage times of its `--timings` report."""
+    return sum(float(s.get("seconds") or 0) for s in json.loads(report.read_text()).get("stages", []))
+
+
 def run_timed(cmd, logfile: Path | None = None, seconds=None) -> tuple[subprocess.CompletedProcess, float, float | None]:
     """Run `cmd` TIMING_RUNS times (same output each time); return the last process, the
     fastest wall time, and the fastest of `seconds(process)` (a time the command reports
@@ -321,10 +326,7 @@ class Bench:
             cmd = [FMERGE, "opt", oz, "-o", out, "--no-measure", "--timings", "--report", rep, "-q",
                    *FMERGE_MODES[c]]
             r["command"] = qcmd(cmd)
-            def stage_seconds(_p):
-                stages = json.loads(rep.read_text()).get("stages", [])
-                return sum(float(s.get("seconds") or 0) for s in stages)
-            _, dt, self.merge_s[c] = run_timed(cmd, self.dir / f"{c}.log", stage_seconds)
+            _, dt, self.merge_s[c] = run_timed(cmd, self.dir / f"{c}.log", lambda _p: stage_seconds(rep))
             r["process_s"] = fmt_s(dt)
         self.modules[c] = out
         r["verify"] = self.verify[c] = self.verify_module(out, c)
@@ -798,8 +800,7 @@ def cmd_time(args) -> int:
                 _, dt = run([fmerge, "opt", oz, "-o", tmp / "out.bc", "--no-measure", "--timings",
                              "--report", rep, "-q"])
                 proc_s.append(dt)
-                stage_s.append(sum(float(x.get("seconds") or 0)
-                                   for x in json.loads(rep.read_text()).get("stages", [])))
+                stage_s.append(stage_seconds(rep))
             ratios = sorted(m / o for m, o in zip(stage_s, oz_s))
             rows.append({"target": t, "program": prog, "runs": args.runs,
                          "oz_s_min": fmt_s(min(oz_s)), "merge_s_min": fmt_s(min(stage_s)),

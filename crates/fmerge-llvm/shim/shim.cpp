@@ -586,16 +586,6 @@ int fm_set_merged_attrs(LLVMValueRef MRef, LLVMValueRef F1Ref, LLVMValueRef F2Re
   return 1;
 }
 
-// Makes every use in `Fn` dominated by its definition again, after a merged body was stitched
-// together: a value defined on one function's path and used after the paths join is demoted
-// to a stack slot (stored where it is defined, loaded where it is used) and the slots are
-// promoted back to SSA form, which inserts the phis the join needs. On the other function's
-// path such a value is undefined, but only ever reaches a `select` on the function identifier
-// that picks the other operand. Returns the number of values repaired, or -1 when a value
-// cannot be repaired this way (an `invoke` result, whose uses in its own normal destination's
-// phis would read the slot before the store), -2 when the repair would be too costly (more than
-// MaxRepairs + size/16 values, or a body more than twice as large). Erases only instructions
-// it created itself; on -2 the body may be left half repaired (callers discard it).
 } // extern "C"
 
 // How many phis promoting `I` would place once it is demoted to a stack slot: the blocks of the
@@ -636,6 +626,17 @@ static size_t predictedPhis(DominatorTree &DT, Instruction *I) {
 
 extern "C" {
 
+// Makes every use in `Fn` dominated by its definition again, after a merged body was stitched
+// together: a value defined on one function's path and used after the paths join is demoted
+// to a stack slot (stored where it is defined, loaded where it is used) and the slots are
+// promoted back to SSA form, which inserts the phis the join needs. On the other function's
+// path such a value is undefined, but only ever reaches a `select` on the function identifier
+// that picks the other operand. Returns the number of values repaired, or -1 when a value
+// cannot be repaired this way (an `invoke` result, whose uses in its own normal destination's
+// phis would read the slot before the store), -2 when the repair would be too costly (more than
+// MaxRepairs + size/16 values, more phis predicted than the body has instructions plus 64, or
+// a body more than twice as large). Erases only instructions
+// it created itself; on -2 the body may be left half repaired (callers discard it).
 int fm_repair_dominance(LLVMValueRef FnRef, unsigned MaxRepairs) {
   Function *F = unwrap<Function>(FnRef);
   DominatorTree DT(*F);

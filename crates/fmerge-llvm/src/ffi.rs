@@ -77,3 +77,29 @@ unsafe extern "C" {
     pub fn fm_clone_body_into(dst: LLVMValueRef, src: LLVMValueRef) -> i32;
     pub fn fm_call_like_function(call: LLVMValueRef, f: LLVMValueRef);
 }
+
+/// Copies and frees a message the shim allocated (`strdup`) for an error.
+///
+/// # Safety
+/// `err` is a NUL-terminated string from `malloc`/`strdup` that nothing else frees.
+pub unsafe fn take_message(err: *mut c_char) -> String {
+    // SAFETY: as the caller promises.
+    unsafe {
+        let message = std::ffi::CStr::from_ptr(err).to_string_lossy().into_owned();
+        free(err.cast());
+        message
+    }
+}
+
+/// Copies and frees a buffer of `len` bytes the shim allocated with `malloc`.
+///
+/// # Safety
+/// `out` points to `len` readable bytes from `malloc` that nothing else frees.
+pub unsafe fn take_bytes(out: *mut u8, len: usize) -> Vec<u8> {
+    // SAFETY: as the caller promises.
+    unsafe {
+        let bytes = std::slice::from_raw_parts(out, len).to_vec();
+        free(out.cast());
+        bytes
+    }
+}

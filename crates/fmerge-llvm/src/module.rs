@@ -141,8 +141,7 @@ pub fn check_bitcode(bytes: &[u8]) -> Result<()> {
     // malloc'ed message on failure, copied and freed here.
     unsafe {
         if crate::ffi::fm_check_bitcode(bytes.as_ptr().cast(), bytes.len(), &mut err) == 0 {
-            let message = CStr::from_ptr(err).to_string_lossy().into_owned();
-            crate::ffi::free(err.cast());
+            let message = crate::ffi::take_message(err);
             return Err(LlvmError::Unreadable {
                 path: PathBuf::from("(the input)"),
                 message: format!(
@@ -385,13 +384,9 @@ impl<'c> Module<'c> {
         // SAFETY: live module; the shim returns malloc'ed buffers, copied and freed here.
         unsafe {
             if crate::ffi::fm_write_bitcode(self.raw(), &mut out, &mut len, &mut err) == 0 {
-                let message = CStr::from_ptr(err).to_string_lossy().into_owned();
-                crate::ffi::free(err.cast());
-                return Err(LlvmError::Codegen { message });
+                return Err(LlvmError::Codegen { message: crate::ffi::take_message(err) });
             }
-            let bytes = std::slice::from_raw_parts(out, len).to_vec();
-            crate::ffi::free(out.cast());
-            Ok(bytes)
+            Ok(crate::ffi::take_bytes(out, len))
         }
     }
 
@@ -412,8 +407,7 @@ impl<'c> Module<'c> {
         unsafe {
             let raw = crate::ffi::fm_clone_module_exact(self.raw(), &mut err);
             if raw.is_null() {
-                let message = CStr::from_ptr(err).to_string_lossy().into_owned();
-                crate::ffi::free(err.cast());
+                let message = crate::ffi::take_message(err);
                 return Err(LlvmError::Codegen {
                     message: format!("copying the module: {message}"),
                 });

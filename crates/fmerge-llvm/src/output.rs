@@ -15,7 +15,6 @@ pub enum Emit {
     Object,
 }
 
-/// Writes `bytes` to `path` atomically (temporary file + rename).
 /// The temporary file process `pid` writes before renaming it to `path`.
 pub fn temporary_path(path: &Path, pid: u32) -> std::path::PathBuf {
     let dir = match path.parent() {
@@ -26,6 +25,7 @@ pub fn temporary_path(path: &Path, pid: u32) -> std::path::PathBuf {
     dir.join(format!(".{file_name}.fmerge-tmp-{pid}"))
 }
 
+/// Writes `bytes` to `path` atomically (temporary file + rename).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let io = |e: std::io::Error| LlvmError::Io { path: path.to_path_buf(), source: e };
     let tmp = temporary_path(path, std::process::id());

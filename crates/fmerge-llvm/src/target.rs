@@ -156,13 +156,9 @@ impl Target {
             let ok =
                 crate::ffi::fm_emit_object(self.raw(), module.raw(), &mut out, &mut len, &mut err);
             if ok == 0 {
-                let message = std::ffi::CStr::from_ptr(err).to_string_lossy().into_owned();
-                crate::ffi::free(err.cast());
-                return Err(LlvmError::Codegen { message });
+                return Err(LlvmError::Codegen { message: crate::ffi::take_message(err) });
             }
-            let bytes = std::slice::from_raw_parts(out, len).to_vec();
-            crate::ffi::free(out.cast());
-            Ok(bytes)
+            Ok(crate::ffi::take_bytes(out, len))
         }
     }
 

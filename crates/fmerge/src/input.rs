@@ -17,6 +17,8 @@ pub fn load<'c>(llvm: &'c Llvm, paths: &[PathBuf]) -> Result<Module<'c>> {
         let other = load_one(llvm, p)?;
         module.link(other, p)?;
     }
+    // Each input verified on its own; the linked module is verified once more, so that anything
+    // wrong with the combination is reported as invalid input, before fmerge changes anything.
     if !rest.is_empty() {
         module.verify()?;
     }

@@ -15,10 +15,10 @@ use clap::Parser;
 fn main() {
     let cli = cli::Cli::parse();
     // The process the user started only supervises; a worker does the job (see `supervise`).
-    if !supervise::is_worker() {
-        if let Some(outputs) = cli.command.worker_outputs() {
-            std::process::exit(supervise::run_worker(&outputs));
-        }
+    if !supervise::is_worker()
+        && let Some(outputs) = cli.command.worker_outputs()
+    {
+        std::process::exit(supervise::run_worker(&outputs));
     }
     let result = match cli.command {
         cli::Command::Opt(args) => opt::run(args),

@@ -93,12 +93,11 @@ fn supervise(outputs: &[PathBuf]) -> anyhow::Result<i32> {
         let _ = std::fs::remove_file(fmerge_llvm::output::temporary_path(out, pid));
     }
     let signal = std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0);
-    let crash = crash_from_log(&std::fs::read_to_string(log.path()).unwrap_or_default());
     if matches!(signal, 1 | 2 | 15) {
         // SIGHUP, SIGINT, SIGTERM: someone stopped it; end the way it ended.
         return Ok(128 + signal);
     }
-    Ok(match crash {
+    Ok(match crash_from_log(&std::fs::read_to_string(log.path()).unwrap_or_default()) {
         Crash::WhileReading(path) => {
             let e = anyhow::Error::from(fmerge_llvm::LlvmError::Unreadable {
                 path,
