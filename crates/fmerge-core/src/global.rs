@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// Version of both file formats. Bump on any change of layout *or* of the hash function.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const SUMMARY_MAGIC: &[u8; 8] = b"FMSUMMRY";
 const INFO_MAGIC: &[u8; 8] = b"FMMERGEI";
 
@@ -70,11 +70,58 @@ pub struct FunctionSummary {
     pub sites: Vec<Site>,
 }
 
+impl FunctionSummary {
+    /// The function's identity including every constant it skipped: equal keys mean equal
+    /// functions (up to hash collisions, which `apply` rules out by comparing bodies).
+    pub fn key(&self) -> u64 {
+        let mut h = StableHasher::with_seed(0x6b65_7973);
+        h.word(self.hash).word(u64::from(self.inst_count));
+        for s in &self.sites {
+            h.word(u64::from(s.inst)).word(u64::from(s.op)).word(s.const_hash);
+        }
+        h.finish()
+    }
+}
+
 /// Every function of one module.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ModuleSummary {
     pub module: String,
     pub functions: Vec<FunctionSummary>,
+    /// Bitcode of the functions' bodies, for merging similar functions across modules: a
+    /// module whose function `fm.<k>` is `functions[k]` with every module-local symbol turned
+    /// into a trailing parameter (empty: no bodies).
+    #[serde(serialize_with = "byte_count")]
+    pub bodies: Vec<u8>,
+}
+
+fn byte_count<S: serde::Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(v.len() as u64)
+}
+
+/// One function of a [`SimilarGroup`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SimilarMember {
+    /// [`FunctionSummary::key`] of the function.
+    pub key: u64,
+    /// Where it came from (for reports only; matching goes by key and body).
+    pub module: String,
+    pub name: String,
+}
+
+/// Similar functions of several modules merged into one body (merge information's part that
+/// goes beyond seed 002). `bitcode` holds, for member key K (hex, 16 digits):
+/// `__fmerge.o.K`, the member as summarized (module-local symbols as trailing parameters);
+/// `__fmerge.t.K`, a thunk of the same type that calls the merged body; and the merged bodies
+/// `__fmerge.s.<group>.<j>` (linkonce_odr, hidden, each in its own comdat), which every module
+/// that applies the group defines identically and the linker keeps once.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SimilarGroup {
+    pub members: Vec<SimilarMember>,
+    /// Estimated saving over all modules (code-size model, bytes).
+    pub estimated_saving: i64,
+    #[serde(serialize_with = "byte_count")]
+    pub bitcode: Vec<u8>,
 }
 
 /// Stable summary of one function. `units` is its TTI size.
@@ -162,6 +209,8 @@ pub struct MergeGroup {
 pub struct MergeInfo {
     /// Sorted by hash.
     pub groups: Vec<MergeGroup>,
+    /// Similar functions merged across modules (no member key in two groups).
+    pub similar: Vec<SimilarGroup>,
 }
 
 impl MergeInfo {
@@ -222,7 +271,7 @@ pub fn combine(summaries: &[ModuleSummary], cost: &CostModel) -> MergeInfo {
             members: members.len() as u32,
         });
     }
-    MergeInfo { groups }
+    MergeInfo { groups, similar: Vec::new() }
 }
 
 // ---- serialisation -----------------------------------------------------------------------
@@ -237,8 +286,11 @@ impl Writer {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
     fn str(&mut self, s: &str) {
-        self.u32(s.len() as u32);
-        self.0.extend_from_slice(s.as_bytes());
+        self.bytes(s.as_bytes());
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u32(b.len() as u32);
+        self.0.extend_from_slice(b);
     }
 }
 
@@ -263,8 +315,14 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
     }
     fn str(&mut self) -> Result<String, FormatError> {
+        String::from_utf8(self.bytes()?).map_err(|_| FormatError::Malformed(self.kind))
+    }
+    fn bytes(&mut self) -> Result<Vec<u8>, FormatError> {
         let n = self.u32()? as usize;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| FormatError::Malformed(self.kind))
+        Ok(self.take(n)?.to_vec())
+    }
+    fn i64(&mut self) -> Result<i64, FormatError> {
+        Ok(self.u64()? as i64)
     }
     /// A count of items that each need at least `min_bytes`: guards allocations on corrupt input.
     fn count(&mut self, min_bytes: usize) -> Result<usize, FormatError> {
@@ -328,6 +386,7 @@ impl ModuleSummary {
                 w.u64(s.const_hash);
             }
         }
+        w.bytes(&self.bodies);
         envelope(SUMMARY_MAGIC, w.0)
     }
 
@@ -346,10 +405,11 @@ impl ModuleSummary {
             }
             functions.push(FunctionSummary { name, hash, inst_count, units, sites });
         }
+        let bodies = r.bytes()?;
         if !r.data.is_empty() {
             return Err(FormatError::Malformed("summary"));
         }
-        Ok(ModuleSummary { module, functions })
+        Ok(ModuleSummary { module, functions, bodies })
     }
 }
 
@@ -369,6 +429,17 @@ impl MergeInfo {
                     w.u32(o);
                 }
             }
+        }
+        w.u32(self.similar.len() as u32);
+        for g in &self.similar {
+            w.u32(g.members.len() as u32);
+            for m in &g.members {
+                w.u64(m.key);
+                w.str(&m.module);
+                w.str(&m.name);
+            }
+            w.u64(g.estimated_saving as u64);
+            w.bytes(&g.bitcode);
         }
         envelope(INFO_MAGIC, w.0)
     }
@@ -391,10 +462,26 @@ impl MergeInfo {
             }
             groups.push(MergeGroup { hash, inst_count, params, members });
         }
+        let n = r.count(16)?;
+        let mut similar = Vec::with_capacity(n);
+        let mut keys = std::collections::HashSet::new();
+        for _ in 0..n {
+            let nm = r.count(16)?;
+            let mut members = Vec::with_capacity(nm);
+            for _ in 0..nm {
+                let key = r.u64()?;
+                if !keys.insert(key) {
+                    return Err(FormatError::Malformed("merge info"));
+                }
+                members.push(SimilarMember { key, module: r.str()?, name: r.str()? });
+            }
+            let estimated_saving = r.i64()?;
+            similar.push(SimilarGroup { members, estimated_saving, bitcode: r.bytes()? });
+        }
         if !r.data.is_empty() || groups.windows(2).any(|w| w[0].hash >= w[1].hash) {
             return Err(FormatError::Malformed("merge info"));
         }
-        Ok(MergeInfo { groups })
+        Ok(MergeInfo { groups, similar })
     }
 }
 
@@ -417,7 +504,7 @@ mod tests {
     }
 
     fn module(name: &str, fs: Vec<FunctionSummary>) -> ModuleSummary {
-        ModuleSummary { module: name.into(), functions: fs }
+        ModuleSummary { module: name.into(), functions: fs, bodies: Vec::new() }
     }
 
     #[test]

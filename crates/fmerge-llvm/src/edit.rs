@@ -271,6 +271,47 @@ impl<'m> Value<'m> {
         unsafe { ffi::fm_clone_body_into(dst.raw(), self.raw()) != 0 }
     }
 
+    /// A copy of this function, named `name`, that means the same in every module: each
+    /// symbol whose name may mean another definition (or none) in another module (local,
+    /// linkonce, weak, common) becomes a trailing `ptr` parameter, in first-use order. Returns
+    /// the copy (external linkage, no debug info, verified) and those symbols, or `None` (and
+    /// nothing added) if such a symbol cannot be replaced (inside an aggregate constant, a
+    /// thread-local global) or there are more than `max` of them.
+    pub fn parameterize_locals(self, name: &str, max: usize) -> Option<(Value<'m>, Vec<Value<'m>>)> {
+        assert!(self.is_function() && !self.is_declaration());
+        let mut locals = vec![std::ptr::null_mut(); max];
+        let mut n = 0usize;
+        let cname = crate::module::c_string(name);
+        // SAFETY: a live function definition (checked); `locals` has room for `max` handles and
+        // the shim writes at most that many, reporting the count in `n`.
+        let raw = unsafe {
+            ffi::fm_parameterize_locals(self.raw(), cname.as_ptr(), locals.as_mut_ptr(), max, &mut n)
+        };
+        let copy = Value::from_raw(raw)?;
+        let locals = locals[..n].iter().map(|&r| Value::from_raw(r).expect("a symbol")).collect();
+        Some((copy, locals))
+    }
+
+    /// Gives this body-less function a copy of `src`'s body in which `src`'s parameter `k`
+    /// is `values[k]` (this function's parameters, constants or globals of its module). This
+    /// function keeps its own attributes, calling convention and personality. Returns false
+    /// (and changes nothing) on a count or type mismatch.
+    pub fn clone_body_mapped(self, src: Value<'m>, values: &[Value<'m>]) -> bool {
+        assert!(self.is_function() && src.is_function() && self != src);
+        let raws: Vec<_> = values.iter().map(|v| v.raw()).collect();
+        // SAFETY: two distinct live functions of one module (checked), and live values of it;
+        // the shim checks counts and types before cloning.
+        unsafe { ffi::fm_clone_body_mapped(self.raw(), src.raw(), raws.as_ptr(), raws.len()) != 0 }
+    }
+
+    /// Whether this function and `other` (of the same module) are equal in LLVM
+    /// MergeFunctions' sense: same operations on the same values, types, attributes, flags.
+    pub fn equals_function(self, other: Value<'m>) -> bool {
+        assert!(self.is_function() && other.is_function());
+        // SAFETY: two live functions (checked); the comparison only reads them.
+        unsafe { ffi::fm_functions_equal(self.raw(), other.raw()) != 0 }
+    }
+
     /// Gives this function, the merged body of `f1` and `f2`, its attribute list: the
     /// intersection of theirs, with `map1[k]`/`map2[k]` naming the parameter of `f1`/`f2` that
     /// parameter `k` carries (`None`: not that function's); return and parameter attributes

@@ -76,6 +76,25 @@ unsafe extern "C" {
     pub fn fm_move_body(dst: LLVMValueRef, src: LLVMValueRef) -> i32;
     pub fn fm_clone_body_into(dst: LLVMValueRef, src: LLVMValueRef) -> i32;
     pub fn fm_call_like_function(call: LLVMValueRef, f: LLVMValueRef);
+    pub fn fm_parameterize_locals(
+        f: LLVMValueRef,
+        name: *const c_char,
+        locals: *mut LLVMValueRef,
+        cap: usize,
+        n: *mut usize,
+    ) -> LLVMValueRef;
+    pub fn fm_extract_functions(
+        m: LLVMModuleRef,
+        fns: *const LLVMValueRef,
+        n: usize,
+    ) -> LLVMModuleRef;
+    pub fn fm_clone_body_mapped(
+        dst: LLVMValueRef,
+        src: LLVMValueRef,
+        values: *const LLVMValueRef,
+        n: usize,
+    ) -> i32;
+    pub fn fm_functions_equal(a: LLVMValueRef, b: LLVMValueRef) -> i32;
 }
 
 /// Copies and frees a message the shim allocated (`strdup`) for an error.

@@ -426,6 +426,42 @@ impl<'c> Module<'c> {
         Module::from_inner(unsafe { inkwell::module::Module::new(raw) })
     }
 
+    /// Parses bitcode (or text) into a new module of this module's context, ready to be linked
+    /// into it; `name` only names it in messages.
+    pub fn parse_sibling(&self, name: &str, bytes: &[u8]) -> Result<Module<'c>> {
+        let buf = MemoryBuffer::create_from_memory_range_copy(bytes, name);
+        let m = self.inner.get_context().create_module_from_ir(buf).map_err(|e| {
+            LlvmError::Unreadable { path: PathBuf::from(name), message: e.to_string() }
+        })?;
+        Ok(Module::from_inner(m))
+    }
+
+    /// A new module with the bodies of `keep` (external linkage) and declarations of what they
+    /// reference, nothing else; `None` if they reference a symbol whose name may mean another
+    /// definition in another module (see [`Value::parameterize_locals`]).
+    pub fn extract(&self, keep: &[Value<'_>]) -> Option<Module<'c>> {
+        let raws: Vec<_> = keep.iter().map(|v| v.raw()).collect();
+        // SAFETY: live module; every pointer is a function of this module (handles borrow it).
+        let raw =
+            unsafe { crate::ffi::fm_extract_functions(self.raw(), raws.as_ptr(), raws.len()) };
+        if raw.is_null() {
+            return None;
+        }
+        // SAFETY: `raw` is a fresh module that nothing else owns.
+        Some(Module::from_inner(unsafe { inkwell::module::Module::new(raw) }))
+    }
+
+    /// Puts the global `g` of this module in a comdat of its own name (`any` selection), so
+    /// that the linker keeps one of the copies several objects define.
+    pub fn give_own_comdat(&self, g: Value<'_>) {
+        let name = c_string(&g.name());
+        // SAFETY: live module and a live global of it; LLVM copies the name.
+        unsafe {
+            let cd = llvm_sys::comdat::LLVMGetOrInsertComdat(self.raw(), name.as_ptr());
+            llvm_sys::comdat::LLVMSetComdat(g.raw(), cd);
+        }
+    }
+
     /// Links `other` into this module (it is consumed).
     pub fn link(&mut self, other: Module<'c>, path: &Path) -> Result<()> {
         self.inner

@@ -9,15 +9,33 @@
 //!   copies made in different modules are identical, so the linker's identical code folding
 //!   (`ld.lld --icf=all`, objects built with function sections) keeps one. Nothing here
 //!   trusts the information: a stale or colliding entry can only cost size, never behaviour.
+//!
+//! Similar functions across modules (beyond seed 002 and LLVM):
+//! - [`summarize`] also writes each candidate's body, made module-independent: every symbol
+//!   whose name may mean something else in another module (static functions and variables,
+//!   string literals, linkonce/weak definitions) becomes a trailing parameter.
+//! - [`combine_similar`] links those bodies into one scratch module and runs fmerge's own
+//!   similar-function merging on it (search, alignment, SSA code generation, profit model).
+//!   Each merge becomes a [`SimilarGroup`]: the members as summarized, their thunks, and the
+//!   merged bodies, as bitcode.
+//! - [`apply`] imports a group into a module that holds one of its members, checks that the
+//!   module's function, made module-independent the same way, *equals* the summarized member
+//!   (LLVM's function comparator, not a hash), and only then gives it the thunk's body with
+//!   the module's own symbols as the extra arguments. The merged bodies are `linkonce_odr`
+//!   in comdats of their own, identical in every module, so the linker keeps one.
 
 use crate::fold::{self, Visibility, can_thunk};
 use crate::report::{Disposal, Member, MergeRecord, Report, Skipped, StageStats};
 use fmerge_core::compare::Walk;
-use fmerge_core::global::{FunctionSummary, MergeInfo, ModuleSummary};
+use fmerge_core::global::{
+    FunctionSummary, MergeInfo, ModuleSummary, SimilarGroup, SimilarMember,
+};
 use fmerge_core::ir::{FuncData, Operand, traits};
 use fmerge_core::profit;
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
-use fmerge_llvm::{LlvmError, Module, Target, Value, cost};
+use fmerge_llvm::{Llvm, LlvmError, Module, Target, Value, cost};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
 use std::time::Instant;
 
 const STAGE: &str = "global";
@@ -66,12 +84,215 @@ fn candidates<'m>(
     out
 }
 
-/// The summary of `module`, named `name` in the merge information's reports.
-pub fn summarize(module: &Module<'_>, target: &Target, name: &str) -> ModuleSummary {
+/// Module-local symbols a function may pass to a shared body (each one is an argument of its
+/// thunk; beyond a handful they would no longer fit in registers).
+const MAX_LOCALS: usize = 6;
+
+/// Name of `functions[k]`'s body in a summary's bitcode.
+fn body_name(k: usize) -> String {
+    format!("fm.{k}")
+}
+fn thunk_name(key: u64) -> String {
+    format!("__fmerge.t.{key:016x}")
+}
+fn original_name(key: u64) -> String {
+    format!("__fmerge.o.{key:016x}")
+}
+const SHARED_PREFIX: &str = "__fmerge.s.";
+
+/// The summary of `module`, named `name` in the merge information's reports; with `bodies`,
+/// also the candidates' module-independent bodies (for merging similar functions across
+/// modules).
+pub fn summarize(module: &Module<'_>, target: &Target, name: &str, bodies: bool) -> ModuleSummary {
     let lowered = lower_module(module, Hashes::Stable);
-    let functions =
-        candidates(module, &lowered, target, |_, _| {}).into_iter().map(|(_, s, _)| s).collect();
-    ModuleSummary { module: name.to_string(), functions }
+    let found = candidates(module, &lowered, target, |_, _| {});
+    let mut blob = Vec::new();
+    if bodies {
+        let copies: Vec<Value<'_>> = found
+            .iter()
+            .enumerate()
+            .filter_map(|(j, (k, _, _))| {
+                let f = lowered.handles[*k].function;
+                f.parameterize_locals(&body_name(j), MAX_LOCALS).map(|(copy, _)| copy)
+            })
+            .collect();
+        if !copies.is_empty()
+            && let Some(m) = module.extract(&copies)
+        {
+            blob = m.to_bitcode().unwrap_or_default();
+        }
+    }
+    let functions = found.into_iter().map(|(_, s, _)| s).collect();
+    ModuleSummary { module: name.to_string(), functions, bodies: blob }
+}
+
+/// Merges similar functions across modules from the bodies in `summaries` (see the module
+/// documentation). Functions that `info`'s hash groups already cover take no part. `opts`
+/// decides pricing as for `fmerge opt`; only the similar stage runs.
+pub fn combine_similar(
+    llvm: &Llvm,
+    summaries: &[ModuleSummary],
+    info: &MergeInfo,
+    opts: &crate::options::Options,
+) -> Result<Vec<SimilarGroup>, LlvmError> {
+    let grouped: HashSet<u64> = info.groups.iter().map(|g| g.hash).collect();
+    // Scratch name -> (summary, function).
+    let mut origin: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut keys = HashSet::new();
+    let mut scratch: Option<Module<'_>> = None;
+    for (i, s) in summaries.iter().enumerate() {
+        if s.bodies.is_empty() {
+            continue;
+        }
+        let path = Path::new(&s.module);
+        let mut m = llvm.parse(path, &s.bodies)?;
+        for f in m.functions() {
+            if f.is_declaration() {
+                continue;
+            }
+            let name = f.name();
+            let k = name.strip_prefix("fm.").and_then(|k| k.parse::<usize>().ok());
+            let wanted = k.filter(|&k| {
+                s.functions.get(k).is_some_and(|fs| !grouped.contains(&fs.hash) && keys.insert(fs.key()))
+            });
+            match wanted {
+                Some(k) => {
+                    let new = format!("__fmerge.c.{i}.{k}");
+                    f.set_name(&new);
+                    origin.insert(new, (i, k));
+                }
+                None => m.defer_erase(f),
+            }
+        }
+        m.sweep();
+        match &mut scratch {
+            None => scratch = Some(m),
+            Some(sc) => sc.link(m, path)?,
+        }
+    }
+    let Some(mut scratch) = scratch else { return Ok(Vec::new()) };
+    scratch.verify()?;
+    let pristine = scratch.duplicate()?;
+    let target = Target::for_module(&scratch, None)?;
+    let mut opts = opts.clone();
+    opts.stages = crate::options::Stages { identical: false, constants: false, similar: true };
+    opts.whole_program = false;
+    opts.input_verified = true;
+    let report =
+        crate::pipeline::optimize(&mut scratch, &target, &opts, crate::pipeline::Measure::Nothing, &|_| {})?;
+    let saving: HashMap<&str, i64> =
+        report.merges.iter().map(|m| (m.body.as_str(), m.estimated_saving)).collect();
+    let merged: BTreeSet<&str> = report
+        .merges
+        .iter()
+        .flat_map(|m| m.members.iter().map(|x| x.name.as_str()))
+        .filter(|n| origin.contains_key(*n))
+        .collect();
+    // Each merged member's thunk and the defined functions it reaches, joined into groups
+    // that share a function.
+    let mut groups: Vec<(BTreeSet<String>, BTreeSet<String>)> = Vec::new();
+    for &member in &merged {
+        let Some(thunk) = scratch.function(member) else { continue };
+        let mut reach = BTreeSet::new();
+        let mut work = vec![thunk];
+        while let Some(f) = work.pop() {
+            for callee in referenced_definitions(f) {
+                let name = callee.name();
+                if !origin.contains_key(&name) && reach.insert(name) {
+                    work.push(callee);
+                }
+            }
+        }
+        let mut members = BTreeSet::from([member.to_string()]);
+        let mut k = 0;
+        while k < groups.len() {
+            if !groups[k].1.is_disjoint(&reach) {
+                let (m, r) = groups.swap_remove(k);
+                members.extend(m);
+                reach.extend(r);
+            } else {
+                k += 1;
+            }
+        }
+        groups.push((members, reach));
+    }
+    groups.sort();
+    let mut out = Vec::new();
+    for (members, bodies) in groups {
+        let key_of = |n: &str| {
+            let (i, k) = origin[n];
+            summaries[i].functions[k].key()
+        };
+        let mut keyed: Vec<(u64, &String)> = members.iter().map(|n| (key_of(n), n)).collect();
+        keyed.sort();
+        let mut h = fmerge_core::hash::StableHasher::with_seed(0x7369_6d73);
+        for (key, _) in &keyed {
+            h.word(*key);
+        }
+        let gid = h.finish();
+        let keep: Vec<Value<'_>> = members
+            .iter()
+            .chain(&bodies)
+            .filter_map(|n| scratch.function(n))
+            .collect();
+        let (Some(mut export), Some(originals)) = (
+            scratch.extract(&keep),
+            pristine.extract(&members.iter().filter_map(|n| pristine.function(n)).collect::<Vec<_>>()),
+        ) else {
+            continue;
+        };
+        // Everything stays external here, or linking it into a module would skip it; `apply`
+        // gives the shared bodies their linkage.
+        for (j, name) in bodies.iter().enumerate() {
+            if let Some(f) = export.function(name) {
+                f.set_name(&format!("{SHARED_PREFIX}{gid:016x}.{j}"));
+            }
+        }
+        for &(key, name) in &keyed {
+            if let Some(f) = export.function(name) {
+                f.set_name(&thunk_name(key));
+            }
+            if let Some(f) = originals.function(name) {
+                f.set_name(&original_name(key));
+            }
+        }
+        export.link(originals, Path::new("(originals)"))?;
+        export.verify()?;
+        out.push(SimilarGroup {
+            members: keyed
+                .iter()
+                .map(|&(key, n)| {
+                    let (i, k) = origin[n];
+                    SimilarMember {
+                        key,
+                        module: summaries[i].module.clone(),
+                        name: summaries[i].functions[k].name.clone(),
+                    }
+                })
+                .collect(),
+            estimated_saving: bodies.iter().filter_map(|b| saving.get(b.as_str())).sum(),
+            bitcode: export.to_bitcode()?,
+        });
+    }
+    Ok(out)
+}
+
+/// Functions with bodies that `f`'s instructions name directly.
+fn referenced_definitions<'m>(f: Value<'m>) -> Vec<Value<'m>> {
+    let mut out = Vec::new();
+    for b in f.blocks() {
+        for i in b.instructions() {
+            for k in 0..i.num_operands() {
+                if let Some(v) = i.operand(k).map(|v| v.strip_pointer_casts())
+                    && v.is_function()
+                    && !v.is_declaration()
+                {
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Applies `info` to `module`; the module verifies afterwards.
@@ -85,6 +306,13 @@ pub fn apply(
     let mut report = Report { target: target.triple().to_string(), ..Default::default() };
     let mut stats = StageStats { stage: STAGE, rounds: 1, ..Default::default() };
     report.functions_before = module.functions().iter().filter(|f| !f.is_declaration()).count();
+    let similar_index: HashMap<u64, usize> = info
+        .similar
+        .iter()
+        .enumerate()
+        .flat_map(|(g, sg)| sg.members.iter().map(move |m| (m.key, g)))
+        .collect();
+    let mut similar_matches = Vec::new();
     {
         let module: &Module<'_> = module;
         let lowered = lower_module(module, Hashes::Stable);
@@ -94,7 +322,12 @@ pub fn apply(
         });
         report.skipped = skipped;
         for (k, summary, walk) in found {
-            let Some(group) = info.group(summary.hash) else { continue };
+            let Some(group) = info.group(summary.hash) else {
+                if let Some(&g) = similar_index.get(&summary.key()) {
+                    similar_matches.push((lowered.funcs[k].name.clone(), summary.key(), g));
+                }
+                continue;
+            };
             let f = &lowered.funcs[k];
             let handles = &lowered.handles[k];
             // Where each parameter's constant sits in this function; all its sites must hold
@@ -145,11 +378,131 @@ pub fn apply(
         }
     }
     module.sweep();
+    if !similar_matches.is_empty() {
+        apply_similar(module, target, info, similar_matches, &mut report, &mut stats)?;
+    }
     module.verify()?;
     report.functions_after = module.functions().iter().filter(|f| !f.is_declaration()).count();
     stats.seconds = Some(start.elapsed().as_secs_f64());
     report.stages.push(stats);
     Ok(report)
+}
+
+/// Gives each matched function (name, member key, group) the thunk of its similar group, once
+/// the module's function proves equal to the member the group was built from.
+fn apply_similar(
+    module: &mut Module<'_>,
+    target: &Target,
+    info: &MergeInfo,
+    matches: Vec<(String, u64, usize)>,
+    report: &mut Report,
+    stats: &mut StageStats,
+) -> Result<(), LlvmError> {
+    let needed: BTreeSet<usize> = matches.iter().map(|m| m.2).collect();
+    for &g in &needed {
+        let m = module.parse_sibling("(merge information)", &info.similar[g].bitcode)?;
+        module.link(m, Path::new("(merge information)"))?;
+    }
+    {
+        let module: &Module<'_> = module;
+        // Every module that applies a group defines its shared bodies identically; the linker
+        // keeps one (a comdat per body; Mach-O coalesces weak definitions without one).
+        let triple = target.triple();
+        let comdats = !triple.contains("apple") && !triple.contains("darwin");
+        for f in module.functions() {
+            if f.name().starts_with(SHARED_PREFIX) && !f.is_declaration() {
+                f.set_linkage(llvm_sys::LLVMLinkage::LLVMLinkOnceODRLinkage);
+                f.set_visibility(llvm_sys::LLVMVisibility::LLVMHiddenVisibility);
+                f.set_unnamed_addr(llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+                f.set_dso_local(true);
+                if comdats {
+                    module.give_own_comdat(f);
+                }
+            }
+        }
+        for (name, key, g) in matches {
+            let (Some(f), Some(thunk), Some(original)) = (
+                module.function(&name),
+                module.function(&thunk_name(key)),
+                module.function(&original_name(key)),
+            ) else {
+                if std::env::var_os("FMERGE_DEBUG").is_some() {
+                    eprintln!("{name} {key:016x}: {:?} {:?} {:?}", module.function(&name).is_some(), module.function(&thunk_name(key)).is_some(), module.function(&original_name(key)).is_some());
+                    for f in module.functions() { if f.name().starts_with("__fmerge") { eprintln!("  {}", f.name()); } }
+                }
+                stats.rolled_back += 1;
+                continue;
+            };
+            let Some((copy, locals)) = f.parameterize_locals("fmerge.check", MAX_LOCALS) else {
+                stats.rejected_unprofitable += 1;
+                continue;
+            };
+            module.defer_erase(copy);
+            // The merged body was built from `original`: only an equal function may use it.
+            if !copy.equals_function(original) {
+                stats.rejected_unprofitable += 1;
+                continue;
+            }
+            let body = module.add_function("fmerge.thunk", f.global_value_type());
+            module.defer_erase(body);
+            let mut values = body.params();
+            values.extend(locals);
+            if !body.clone_body_mapped(thunk, &values) || body.verify_function().is_err() {
+                fold::discard_body(module, body);
+                stats.rolled_back += 1;
+                continue;
+            }
+            fold::discard_body(module, f);
+            assert!(body.move_body_to(f), "same type");
+            let group = &info.similar[g];
+            stats.merges += 1;
+            stats.functions_removed_or_thunked += 1;
+            report.merges.push(MergeRecord {
+                stage: SIMILAR_STAGE,
+                body: format!("{SHARED_PREFIX}..."),
+                members: vec![Member { name, disposal: Disposal::Thunk }],
+                params: locals_len(thunk),
+                alignment: None,
+                estimated_saving: group.estimated_saving / group.members.len().max(1) as i64,
+                measured_saving: None,
+            });
+        }
+        for &g in &needed {
+            for m in &info.similar[g].members {
+                for n in [thunk_name(m.key), original_name(m.key)] {
+                    if let Some(f) = module.function(&n) {
+                        module.defer_erase(f);
+                    }
+                }
+            }
+        }
+    }
+    // Shared bodies no thunk calls (their members did not match here) go, callers first.
+    loop {
+        module.sweep();
+        let unused: Vec<_> = module
+            .functions()
+            .into_iter()
+            .filter(|f| f.name().starts_with(SHARED_PREFIX) && !f.has_uses())
+            .map(|f| f.name())
+            .collect();
+        if unused.is_empty() {
+            break;
+        }
+        for n in unused {
+            if let Some(f) = module.function(&n) {
+                module.defer_erase(f);
+            }
+        }
+    }
+    Ok(())
+}
+
+const SIMILAR_STAGE: &str = "global-similar";
+
+/// Parameters of a thunk (for the report).
+fn locals_len(thunk: Value<'_>) -> usize {
+    thunk.params().len()
 }
 
 /// The operand at walk position `serial`, canonical position `pos`: (instruction index,

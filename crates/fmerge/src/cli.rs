@@ -136,6 +136,10 @@ pub struct SummarizeArgs {
     /// Also print the summary as JSON (for inspection).
     #[arg(long)]
     pub json: bool,
+    /// Leave out the functions' bodies: the summary is smaller, but `combine` can then only
+    /// merge functions equal up to constants, not similar ones, across modules.
+    #[arg(long)]
+    pub no_bodies: bool,
 }
 
 #[derive(Args, Debug)]
@@ -152,6 +156,9 @@ pub struct CombineArgs {
     /// Print the merge information as JSON instead of the summary line.
     #[arg(long)]
     pub json: bool,
+    /// Do not merge similar functions across modules (only functions equal up to constants).
+    #[arg(long)]
+    pub no_similar: bool,
 }
 
 #[derive(Args, Debug)]

@@ -23,7 +23,7 @@ pub fn summarize(args: SummarizeArgs) -> Result<()> {
     let target = Target::for_module(&module, args.target.as_deref())?;
     let name =
         args.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let summary = fmerge_passes::global::summarize(&module, &target, &name);
+    let summary = fmerge_passes::global::summarize(&module, &target, &name, !args.no_bodies);
     write_atomically(&args.output, &summary.to_bytes())?;
     if args.json {
         writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&summary)?)?;
@@ -40,20 +40,29 @@ pub fn combine_cmd(args: CombineArgs) -> Result<()> {
                 .with_context(|| format!("reading {}", path.display()))?,
         );
     }
-    let info = combine(&summaries, &CostModel::default());
+    let mut info = combine(&summaries, &CostModel::default());
+    if !args.no_similar && summaries.iter().any(|s| !s.bodies.is_empty()) {
+        let llvm = Llvm::new();
+        let opts = fmerge_passes::options::Options::default();
+        info.similar = fmerge_passes::global::combine_similar(&llvm, &summaries, &info, &opts)?;
+    }
     write_atomically(&args.output, &info.to_bytes())?;
     if args.json {
         writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&info)?)?;
     } else if !args.quiet {
         let functions: usize = summaries.iter().map(|s| s.functions.len()).sum();
         let members: u32 = info.groups.iter().map(|g| g.members).sum();
+        let similar: usize = info.similar.iter().map(|g| g.members.len()).sum();
         writeln!(
             std::io::stdout().lock(),
-            "fmerge combine: {} modules, {} candidate functions, {} groups covering {} functions",
+            "fmerge combine: {} modules, {} candidate functions, {} groups covering {} functions, \
+             {} groups of similar functions covering {}",
             summaries.len(),
             functions,
             info.groups.len(),
-            members
+            members,
+            info.similar.len(),
+            similar
         )?;
     }
     Ok(())
