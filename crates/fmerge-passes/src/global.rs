@@ -172,6 +172,26 @@ pub fn combine_similar(
     }
     let Some(mut scratch) = scratch else { return Ok(Vec::new()) };
     scratch.verify()?;
+    // Functions that share their name with a function of another module are usually copies
+    // of one static function of a shared header, which the linker's identical code folding
+    // often folds already when their machine code matches (QuickJS-ng's `dbuf_*` helpers);
+    // thunks that pass each module's own symbols would stop that. They stay out.
+    let mut by_name: HashMap<&str, BTreeSet<usize>> = HashMap::new();
+    for &(i, k) in origin.values() {
+        by_name.entry(summaries[i].functions[k].name.as_str()).or_default().insert(i);
+    }
+    let copies: Vec<String> = origin
+        .iter()
+        .filter(|&(_, &(i, k))| by_name[summaries[i].functions[k].name.as_str()].len() > 1)
+        .map(|(n, _)| n.clone())
+        .collect();
+    for name in &copies {
+        if let Some(f) = scratch.function(name) {
+            scratch.defer_erase(f);
+        }
+        origin.remove(name);
+    }
+    scratch.sweep();
     let pristine = scratch.duplicate()?;
     let target = Target::for_module(&scratch, None)?;
     let mut opts = opts.clone();
@@ -219,6 +239,12 @@ pub fn combine_similar(
     groups.sort();
     let mut out = Vec::new();
     for (members, bodies) in groups {
+        // Merges inside one module were already tried, with the real symbols, by `fmerge
+        // opt` on that module.
+        let modules: BTreeSet<usize> = members.iter().map(|n| origin[n].0).collect();
+        if modules.len() < 2 {
+            continue;
+        }
         let key_of = |n: &str| {
             let (i, k) = origin[n];
             summaries[i].functions[k].key()
