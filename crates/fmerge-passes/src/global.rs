@@ -89,9 +89,14 @@ fn candidates<'m>(
 const MAX_LOCALS: usize = 6;
 
 /// Name of `functions[k]`'s body in a summary's bitcode.
-fn body_name(k: usize) -> String {
-    format!("fm.{k}")
+fn body_name(k: usize, locals: usize) -> String {
+    format!("fm.{k}.{locals}")
 }
+
+/// Bytes a thunk spends on passing one module-local symbol: the address it materializes
+/// (x86-64 `lea sym(%rip), %reg` is 7 bytes, AArch64 `adrp` + `add` 8). The scratch module
+/// of `combine` passes parameters through instead, so its thunks do not show this.
+const LOCAL_ARG_BYTES: i64 = 7;
 fn thunk_name(key: u64) -> String {
     format!("__fmerge.t.{key:016x}")
 }
@@ -113,7 +118,9 @@ pub fn summarize(module: &Module<'_>, target: &Target, name: &str, bodies: bool)
             .enumerate()
             .filter_map(|(j, (k, _, _))| {
                 let f = lowered.handles[*k].function;
-                f.parameterize_locals(&body_name(j), MAX_LOCALS).map(|(copy, _)| copy)
+                let (copy, locals) = f.parameterize_locals("fm.new", MAX_LOCALS)?;
+                copy.set_name(&body_name(j, locals.len()));
+                Some(copy)
             })
             .collect();
         if !copies.is_empty()
@@ -139,6 +146,7 @@ pub fn combine_similar(
     // Scratch name -> (summary, function).
     let mut origin: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut keys = HashSet::new();
+    let mut locals_of: HashMap<String, usize> = HashMap::new();
     let mut scratch: Option<Module<'_>> = None;
     for (i, s) in summaries.iter().enumerate() {
         if s.bodies.is_empty() {
@@ -151,15 +159,19 @@ pub fn combine_similar(
                 continue;
             }
             let name = f.name();
-            let k = name.strip_prefix("fm.").and_then(|k| k.parse::<usize>().ok());
-            let wanted = k.filter(|&k| {
+            let parsed = name.strip_prefix("fm.").and_then(|rest| {
+                let (k, n) = rest.split_once('.')?;
+                Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?))
+            });
+            let wanted = parsed.filter(|&(k, _)| {
                 s.functions.get(k).is_some_and(|fs| !grouped.contains(&fs.hash) && keys.insert(fs.key()))
             });
             match wanted {
-                Some(k) => {
+                Some((k, n)) => {
                     let new = format!("__fmerge.c.{i}.{k}");
                     f.set_name(&new);
-                    origin.insert(new, (i, k));
+                    origin.insert(new.clone(), (i, k));
+                    locals_of.insert(new, n);
                 }
                 None => m.defer_erase(f),
             }
@@ -200,8 +212,11 @@ pub fn combine_similar(
     opts.input_verified = true;
     let report =
         crate::pipeline::optimize(&mut scratch, &target, &opts, crate::pipeline::Measure::Nothing, &|_| {})?;
-    let saving: HashMap<&str, i64> =
-        report.merges.iter().map(|m| (m.body.as_str(), m.estimated_saving)).collect();
+    let saving: HashMap<&str, i64> = report
+        .merges
+        .iter()
+        .map(|m| (m.body.as_str(), m.measured_saving.unwrap_or(m.estimated_saving)))
+        .collect();
     let merged: BTreeSet<&str> = report
         .merges
         .iter()
@@ -243,6 +258,12 @@ pub fn combine_similar(
         // opt` on that module.
         let modules: BTreeSet<usize> = members.iter().map(|n| origin[n].0).collect();
         if modules.len() < 2 {
+            continue;
+        }
+        let passed: usize = members.iter().map(|n| locals_of[n]).sum();
+        let estimated_saving = bodies.iter().filter_map(|b| saving.get(b.as_str())).sum::<i64>()
+            - LOCAL_ARG_BYTES * passed as i64;
+        if estimated_saving <= 0 {
             continue;
         }
         let key_of = |n: &str| {
@@ -296,7 +317,7 @@ pub fn combine_similar(
                     }
                 })
                 .collect(),
-            estimated_saving: bodies.iter().filter_map(|b| saving.get(b.as_str())).sum(),
+            estimated_saving,
             bitcode: export.to_bitcode()?,
         });
     }
