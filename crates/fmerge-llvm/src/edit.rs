@@ -277,7 +277,11 @@ impl<'m> Value<'m> {
     /// the copy (external linkage, no debug info, verified) and those symbols, or `None` (and
     /// nothing added) if such a symbol cannot be replaced (inside an aggregate constant, a
     /// thread-local global) or there are more than `max` of them.
-    pub fn parameterize_locals(self, name: &str, max: usize) -> Option<(Value<'m>, Vec<Value<'m>>)> {
+    pub fn parameterize_locals(
+        self,
+        name: &str,
+        max: usize,
+    ) -> Option<(Value<'m>, Vec<Value<'m>>)> {
         assert!(self.is_function() && !self.is_declaration());
         let mut locals = vec![std::ptr::null_mut(); max];
         let mut n = 0usize;
@@ -285,7 +289,13 @@ impl<'m> Value<'m> {
         // SAFETY: a live function definition (checked); `locals` has room for `max` handles and
         // the shim writes at most that many, reporting the count in `n`.
         let raw = unsafe {
-            ffi::fm_parameterize_locals(self.raw(), cname.as_ptr(), locals.as_mut_ptr(), max, &mut n)
+            ffi::fm_parameterize_locals(
+                self.raw(),
+                cname.as_ptr(),
+                locals.as_mut_ptr(),
+                max,
+                &mut n,
+            )
         };
         let copy = Value::from_raw(raw)?;
         let locals = locals[..n].iter().map(|&r| Value::from_raw(r).expect("a symbol")).collect();

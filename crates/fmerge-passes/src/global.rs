@@ -27,9 +27,7 @@
 use crate::fold::{self, Visibility, can_thunk};
 use crate::report::{Disposal, Member, MergeRecord, Report, Skipped, StageStats};
 use fmerge_core::compare::Walk;
-use fmerge_core::global::{
-    FunctionSummary, MergeInfo, ModuleSummary, SimilarGroup, SimilarMember,
-};
+use fmerge_core::global::{FunctionSummary, MergeInfo, ModuleSummary, SimilarGroup, SimilarMember};
 use fmerge_core::ir::{FuncData, Operand, traits};
 use fmerge_core::profit;
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
@@ -164,7 +162,9 @@ pub fn combine_similar(
                 Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?))
             });
             let wanted = parsed.filter(|&(k, _)| {
-                s.functions.get(k).is_some_and(|fs| !grouped.contains(&fs.hash) && keys.insert(fs.key()))
+                s.functions
+                    .get(k)
+                    .is_some_and(|fs| !grouped.contains(&fs.hash) && keys.insert(fs.key()))
             });
             match wanted {
                 Some((k, n)) => {
@@ -210,8 +210,13 @@ pub fn combine_similar(
     opts.stages = crate::options::Stages { identical: false, constants: false, similar: true };
     opts.whole_program = false;
     opts.input_verified = true;
-    let report =
-        crate::pipeline::optimize(&mut scratch, &target, &opts, crate::pipeline::Measure::Nothing, &|_| {})?;
+    let report = crate::pipeline::optimize(
+        &mut scratch,
+        &target,
+        &opts,
+        crate::pipeline::Measure::Nothing,
+        &|_| {},
+    )?;
     let saving: HashMap<&str, i64> = report
         .merges
         .iter()
@@ -277,14 +282,12 @@ pub fn combine_similar(
             h.word(*key);
         }
         let gid = h.finish();
-        let keep: Vec<Value<'_>> = members
-            .iter()
-            .chain(&bodies)
-            .filter_map(|n| scratch.function(n))
-            .collect();
+        let keep: Vec<Value<'_>> =
+            members.iter().chain(&bodies).filter_map(|n| scratch.function(n)).collect();
         let (Some(mut export), Some(originals)) = (
             scratch.extract(&keep),
-            pristine.extract(&members.iter().filter_map(|n| pristine.function(n)).collect::<Vec<_>>()),
+            pristine
+                .extract(&members.iter().filter_map(|n| pristine.function(n)).collect::<Vec<_>>()),
         ) else {
             continue;
         };
@@ -473,10 +476,6 @@ fn apply_similar(
                 module.function(&thunk_name(key)),
                 module.function(&original_name(key)),
             ) else {
-                if std::env::var_os("FMERGE_DEBUG").is_some() {
-                    eprintln!("{name} {key:016x}: {:?} {:?} {:?}", module.function(&name).is_some(), module.function(&thunk_name(key)).is_some(), module.function(&original_name(key)).is_some());
-                    for f in module.functions() { if f.name().starts_with("__fmerge") { eprintln!("  {}", f.name()); } }
-                }
                 stats.rolled_back += 1;
                 continue;
             };

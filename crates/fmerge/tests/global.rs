@@ -142,3 +142,115 @@ fn corrupt_merge_information_is_a_clear_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(9), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Bitcode of the similar-functions program (`tests/programs/global-similar`); `stale_y`
+/// builds module y as an older version (another constant in its checksum routine).
+fn similar_modules(dir: &Path, stale_y: bool) -> Vec<PathBuf> {
+    ["x.c", "y.c", "main.c"]
+        .iter()
+        .map(|s| {
+            let tag = if stale_y && *s == "y.c" { "old" } else { "new" };
+            let bc = dir.join(format!("{s}.{tag}.bc"));
+            let extra: &[&str] = if tag == "old" { &["-DY_BIAS=7"] } else { &[] };
+            compile(&programs_dir().join("global-similar").join(s), &bc, extra);
+            bc
+        })
+        .collect()
+}
+
+fn summarize_and_combine(dir: &Path, mods: &[PathBuf], name: &str, extra: &[&str]) -> PathBuf {
+    let sums: Vec<PathBuf> = mods
+        .iter()
+        .map(|m| {
+            let s = m.with_extension("fms");
+            run_ok(fmerge().arg("summarize").arg(m).arg("-o").arg(&s));
+            s
+        })
+        .collect();
+    let info = dir.join(name);
+    run_ok(fmerge().arg("combine").args(&sums).arg("-o").arg(&info).args(extra));
+    info
+}
+
+#[test]
+fn similar_functions_of_different_modules_share_one_body_and_behave_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mods = similar_modules(d, false);
+    let info = summarize_and_combine(d, &mods, "merge.fmi", &[]);
+    let plain = summarize_and_combine(d, &mods, "plain.fmi", &["--no-similar"]);
+    let out = run_ok(
+        fmerge()
+            .arg("combine")
+            .arg("--json")
+            .arg(d.join("x.c.new.fms"))
+            .arg(d.join("y.c.new.fms"))
+            .arg("-o")
+            .arg(d.join("j.fmi")),
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let members: Vec<&str> = json["similar"][0]["members"]
+        .as_array()
+        .expect("one similar group")
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(members.len(), 2, "{json}");
+    assert!(members.contains(&"checksum_x") && members.contains(&"checksum_y"), "{members:?}");
+
+    let (exe_sim, exe_plain) = (d.join("sim"), d.join("plain"));
+    let t_sim = link_icf(&apply_all(d, &mods, &info, "sim"), &exe_sim);
+    let t_plain = link_icf(&apply_all(d, &mods, &plain, "plain"), &exe_plain);
+    assert!(t_sim < t_plain, ".text {t_plain} -> {t_sim}: the two checksum routines share a body");
+    let reference = d.join("reference");
+    run_ok(Command::new("clang-22").args(&mods).arg("-o").arg(&reference));
+    assert_eq!(execute(&exe_sim), execute(&reference));
+    // Each object defines the shared body (a comdat); the executable has it once.
+    let nm = run_ok(Command::new("llvm-nm-22").arg(&exe_sim));
+    let shared = String::from_utf8_lossy(&nm.stdout).matches("__fmerge.s.").count();
+    assert_eq!(shared, 1, "{}", String::from_utf8_lossy(&nm.stdout));
+}
+
+#[test]
+fn stale_similar_information_merges_only_what_still_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let old = similar_modules(d, true);
+    let info = summarize_and_combine(d, &old, "old.fmi", &[]);
+    let new = similar_modules(d, false);
+    let objs = apply_all(d, &new, &info, "stale");
+    // checksum_x still matches its summary and becomes a thunk; checksum_y changed and stays.
+    let report = d.join("x.json");
+    run_ok(
+        fmerge()
+            .arg("apply")
+            .arg(&new[0])
+            .arg("--info")
+            .arg(&info)
+            .arg("-o")
+            .arg(d.join("x.bc"))
+            .arg("--report")
+            .arg(&report),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["merges"].as_array().unwrap().len(), 1, "{r}");
+    let report = d.join("y.json");
+    run_ok(
+        fmerge()
+            .arg("apply")
+            .arg(&new[1])
+            .arg("--info")
+            .arg(&info)
+            .arg("-o")
+            .arg(d.join("y.bc"))
+            .arg("--report")
+            .arg(&report),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["merges"].as_array().unwrap().len(), 0, "{r}");
+    let exe = d.join("stale");
+    link_icf(&objs, &exe);
+    let reference = d.join("reference");
+    run_ok(Command::new("clang-22").args(&new).arg("-o").arg(&reference));
+    assert_eq!(execute(&exe), execute(&reference));
+}
