@@ -505,7 +505,7 @@ fn apply_similar(
             stats.functions_removed_or_thunked += 1;
             report.merges.push(MergeRecord {
                 stage: SIMILAR_STAGE,
-                body: format!("{SHARED_PREFIX}..."),
+                body: shared_callee(thunk).unwrap_or_default(),
                 members: vec![Member { name, disposal: Disposal::Thunk }],
                 params: locals_len(thunk),
                 alignment: None,
@@ -545,6 +545,17 @@ fn apply_similar(
 }
 
 const SIMILAR_STAGE: &str = "global-similar";
+
+/// The shared body a group's thunk calls (for the report).
+fn shared_callee(thunk: Value<'_>) -> Option<String> {
+    thunk.blocks().into_iter().flat_map(|b| b.instructions()).find_map(|i| {
+        (i.opcode() == Some(fmerge_core::ir::opcode::CALL))
+            .then(|| i.called_value())
+            .flatten()
+            .map(|v| v.name())
+            .filter(|n| n.starts_with(SHARED_PREFIX))
+    })
+}
 
 /// Parameters of a thunk (for the report).
 fn locals_len(thunk: Value<'_>) -> usize {
