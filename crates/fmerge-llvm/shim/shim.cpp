@@ -128,6 +128,31 @@ int fm_has_address_taken(LLVMValueRef Fn) {
                                                 /*IngoreLLVMUsed=*/false);
 }
 
+// Erases the declarations, global variables and aliases of `M` that nothing uses. Unused
+// constants can hold the last uses of others, so it repeats until nothing changes.
+static void fmDropUnreferenced(Module &M) {
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Function &F : llvm::make_early_inc_range(M))
+      if (F.isDeclaration() && F.use_empty()) {
+        F.eraseFromParent();
+        Changed = true;
+      }
+    for (GlobalVariable &G : llvm::make_early_inc_range(M.globals())) {
+      G.removeDeadConstantUsers();
+      if (G.use_empty()) {
+        G.eraseFromParent();
+        Changed = true;
+      }
+    }
+    for (GlobalAlias &A : llvm::make_early_inc_range(M.aliases()))
+      if (A.use_empty()) {
+        A.eraseFromParent();
+        Changed = true;
+      }
+  }
+}
+
 // A new module holding definitions of only the listed functions; every other global becomes a
 // declaration (global variables keep their initializers). Used to measure candidate functions by
 // generating code for just them; kept private functions become internal so they have symbols.
@@ -160,27 +185,8 @@ LLVMModuleRef fm_clone_module_subset(LLVMModuleRef M, LLVMValueRef *Fns, size_t 
   });
   // Drop what no kept function reaches: every other function of a large module became a
   // declaration, and reading those back in the measuring threads cost more than generating the
-  // code. Unused constants can hold the last uses of others, so repeat until nothing changes.
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (Function &F : llvm::make_early_inc_range(*New))
-      if (F.isDeclaration() && F.use_empty()) {
-        F.eraseFromParent();
-        Changed = true;
-      }
-    for (GlobalVariable &G : llvm::make_early_inc_range(New->globals())) {
-      G.removeDeadConstantUsers();
-      if (G.use_empty()) {
-        G.eraseFromParent();
-        Changed = true;
-      }
-    }
-    for (GlobalAlias &A : llvm::make_early_inc_range(New->aliases()))
-      if (A.use_empty()) {
-        A.eraseFromParent();
-        Changed = true;
-      }
-  }
+  // code.
+  fmDropUnreferenced(*New);
   // Private functions get no symbol table entry, so their size could not be read back.
   for (Function &F : *New)
     if (!F.isDeclaration() && F.hasPrivateLinkage())
@@ -851,11 +857,7 @@ LLVMValueRef fm_parameterize_locals(LLVMValueRef Fn, const char *Name, LLVMValue
   New->setComdat(nullptr);
   New->setSection("");
   New->clearMetadata();
-  New->setSubprogram(nullptr);
-  for (Instruction &I : instructions(*New)) {
-    I.setDebugLoc(DebugLoc());
-    I.dropDbgRecords();
-  }
+  fm_strip_function_debug_info(wrap(New));
   if (!Order.empty()) {
     // Constant expressions over a local symbol become instructions, so that the symbol itself
     // is an instruction operand that a parameter can replace.
@@ -906,34 +908,15 @@ LLVMModuleRef fm_extract_functions(LLVMModuleRef M, LLVMValueRef *Fns, size_t N)
   ValueToValueMapTy VMap;
   std::unique_ptr<Module> New = CloneModule(
       *unwrap(M), VMap, [&](const GlobalValue *GV) { return Keep.count(GV) != 0; });
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (Function &F : llvm::make_early_inc_range(*New))
-      if (F.isDeclaration() && F.use_empty()) {
-        F.eraseFromParent();
-        Changed = true;
-      }
-    for (GlobalVariable &G : llvm::make_early_inc_range(New->globals())) {
-      G.removeDeadConstantUsers();
-      if (G.use_empty() || G.getName().starts_with("llvm.")) {
-        if (!G.use_empty())
-          return nullptr;
-        G.eraseFromParent();
-        Changed = true;
-      }
-    }
-    for (GlobalAlias &A : llvm::make_early_inc_range(New->aliases()))
-      if (A.use_empty()) {
-        A.eraseFromParent();
-        Changed = true;
-      }
-  }
+  fmDropUnreferenced(*New);
+  // What is left is used by the kept functions: a special global (llvm.used, ...) or alias
+  // among it cannot be carried to another module.
   if (!New->alias_empty() || !New->ifunc_empty())
     return nullptr;
   for (GlobalValue &GV : New->global_values()) {
-    const GlobalValue *Orig = nullptr;
-    if (auto *F = unwrap(M)->getNamedValue(GV.getName()))
-      Orig = F;
+    if (GV.getName().starts_with("llvm.") && !isa<Function>(GV))
+      return nullptr;
+    const GlobalValue *Orig = unwrap(M)->getNamedValue(GV.getName());
     if (GV.isDeclaration() && Orig && !Keep.count(Orig) && !fmSharedSymbol(Orig))
       return nullptr;
     if (GV.isDeclaration() && GV.isThreadLocal())

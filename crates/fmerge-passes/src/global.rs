@@ -95,6 +95,7 @@ fn body_name(k: usize, locals: usize) -> String {
 /// (x86-64 `lea sym(%rip), %reg` is 7 bytes, AArch64 `adrp` + `add` 8). The scratch module
 /// of `combine` passes parameters through instead, so its thunks do not show this.
 const LOCAL_ARG_BYTES: i64 = 7;
+
 fn thunk_name(key: u64) -> String {
     format!("__fmerge.t.{key:016x}")
 }
@@ -373,8 +374,9 @@ pub fn apply(
         report.skipped = skipped;
         for (k, summary, walk) in found {
             let Some(group) = info.group(summary.hash) else {
-                if let Some(&g) = similar_index.get(&summary.key()) {
-                    similar_matches.push((lowered.funcs[k].name.clone(), summary.key(), g));
+                let key = summary.key();
+                if let Some(&g) = similar_index.get(&key) {
+                    similar_matches.push((lowered.funcs[k].name.clone(), key, g));
                 }
                 continue;
             };
@@ -507,7 +509,7 @@ fn apply_similar(
                 stage: SIMILAR_STAGE,
                 body: shared_callee(thunk).unwrap_or_default(),
                 members: vec![Member { name, disposal: Disposal::Thunk }],
-                params: locals_len(thunk),
+                params: thunk.params().len(),
                 alignment: None,
                 estimated_saving: group.estimated_saving / group.members.len().max(1) as i64,
                 measured_saving: None,
@@ -555,11 +557,6 @@ fn shared_callee(thunk: Value<'_>) -> Option<String> {
             .map(|v| v.name())
             .filter(|n| n.starts_with(SHARED_PREFIX))
     })
-}
-
-/// Parameters of a thunk (for the report).
-fn locals_len(thunk: Value<'_>) -> usize {
-    thunk.params().len()
 }
 
 /// The operand at walk position `serial`, canonical position `pos`: (instruction index,

@@ -220,34 +220,25 @@ fn stale_similar_information_merges_only_what_still_matches() {
     let new = similar_modules(d, false);
     let objs = apply_all(d, &new, &info, "stale");
     // checksum_x still matches its summary and becomes a thunk; checksum_y changed and stays.
-    let report = d.join("x.json");
-    run_ok(
-        fmerge()
-            .arg("apply")
-            .arg(&new[0])
-            .arg("--info")
-            .arg(&info)
-            .arg("-o")
-            .arg(d.join("x.bc"))
-            .arg("--report")
-            .arg(&report),
-    );
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    assert_eq!(r["merges"].as_array().unwrap().len(), 1, "{r}");
-    let report = d.join("y.json");
-    run_ok(
-        fmerge()
-            .arg("apply")
-            .arg(&new[1])
-            .arg("--info")
-            .arg(&info)
-            .arg("-o")
-            .arg(d.join("y.bc"))
-            .arg("--report")
-            .arg(&report),
-    );
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    assert_eq!(r["merges"].as_array().unwrap().len(), 0, "{r}");
+    let merges = |m: &Path, tag: &str| {
+        let report = d.join(format!("{tag}.json"));
+        run_ok(
+            fmerge()
+                .arg("apply")
+                .arg(m)
+                .arg("--info")
+                .arg(&info)
+                .arg("-o")
+                .arg(d.join(format!("{tag}.bc")))
+                .arg("--report")
+                .arg(&report),
+        );
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        r["merges"].as_array().unwrap().len()
+    };
+    assert_eq!(merges(&new[0], "x"), 1);
+    assert_eq!(merges(&new[1], "y"), 0);
     let exe = d.join("stale");
     link_icf(&objs, &exe);
     let reference = d.join("reference");
