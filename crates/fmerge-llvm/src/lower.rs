@@ -278,6 +278,17 @@ impl<'m> Lowerer<'m> {
             opcode::GEP => {
                 s.ty(self, i.gep_source_type());
             }
+            opcode::SWITCH => {
+                // Not operands in LLVM 22: without them here, two switches that jump on
+                // different values would compare equal.
+                for v in i.switch_case_values() {
+                    let id = self.const_id(v);
+                    s.word(
+                        u64::from(id.0) | 1 << 42,
+                        self.tables.consts[id.0 as usize].stable_hash,
+                    );
+                }
+            }
             opcode::EXTRACT_VALUE | opcode::INSERT_VALUE => {
                 for k in i.aggregate_indices() {
                     s.same(u64::from(k));
@@ -479,8 +490,6 @@ fn operand_role(
                 ConstRole::Value
             }
         }
-        // Case values of a switch: operands 2, 4, 6 ...
-        opcode::SWITCH if k >= 2 && k.is_multiple_of(2) => ConstRole::Fixed,
         opcode::ALLOCA | opcode::LANDING_PAD => ConstRole::Fixed,
         _ => ConstRole::Value,
     }

@@ -95,6 +95,10 @@ impl<'m> Value<'m> {
         // SAFETY: as above.
         unsafe { c::LLVMIsConstant(self.raw()) != 0 }
     }
+    pub fn is_poison(self) -> bool {
+        // SAFETY: as above.
+        unsafe { c::LLVMIsPoison(self.raw()) != 0 }
+    }
     pub fn is_global_value(self) -> bool {
         // SAFETY: as above.
         unsafe { !c::LLVMIsAGlobalValue(self.raw()).is_null() }
@@ -515,6 +519,20 @@ impl<'m> Value<'m> {
             }
             let n = c::LLVMGetNumSuccessors(self.raw());
             (0..n).filter_map(|k| Block::from_raw(c::LLVMGetSuccessor(self.raw(), k))).collect()
+        }
+    }
+
+    /// The case values of a `switch`, in case order (the successor of case `k` is successor
+    /// `k + 1`). LLVM 22 keeps them outside the operand list, so walking operands misses them.
+    pub fn switch_case_values(self) -> Vec<Value<'m>> {
+        assert_eq!(self.opcode(), Some(fmerge_core::ir::opcode::SWITCH), "not a switch");
+        // SAFETY: a live switch instruction (checked); successor 0 is the default destination,
+        // successors 1..n have a case value each.
+        unsafe {
+            let n = c::LLVMGetNumSuccessors(self.raw());
+            (1..n)
+                .filter_map(|k| Value::from_raw(c::LLVMGetSwitchCaseValue(self.raw(), k)))
+                .collect()
         }
     }
 

@@ -225,12 +225,19 @@ fn one_round(
             module.defer_erase(p.body);
             continue;
         }
+        let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
+        if !report.admit(&opts.gate, &originals) {
+            module.defer_erase(p.body);
+            continue;
+        }
         let members = p.commit(module, &vis);
         merges += 1;
         stats.merges += 1;
         stats.functions_removed_or_thunked += members.len();
         report.merges.push(MergeRecord {
+            seq: report.next_seq(),
             stage: STAGE,
+            originals,
             body: p.body.name(),
             members,
             params: *params,

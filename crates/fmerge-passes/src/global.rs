@@ -419,7 +419,9 @@ pub fn apply(
             stats.merges += 1;
             stats.functions_removed_or_thunked += 1;
             report.merges.push(MergeRecord {
+                seq: report.next_seq(),
                 stage: STAGE,
+                originals: vec![f.name.clone()],
                 body: copy.name(),
                 members: vec![Member { name: f.name.clone(), disposal: Disposal::Thunk }],
                 params: group.params.len(),
@@ -506,7 +508,9 @@ fn apply_similar(
             stats.merges += 1;
             stats.functions_removed_or_thunked += 1;
             report.merges.push(MergeRecord {
+                seq: report.next_seq(),
                 stage: SIMILAR_STAGE,
+                originals: vec![name.clone()],
                 body: shared_callee(thunk).unwrap_or_default(),
                 members: vec![Member { name, disposal: Disposal::Thunk }],
                 params: thunk.params().len(),

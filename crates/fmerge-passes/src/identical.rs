@@ -94,8 +94,15 @@ fn one_round(
         let keep = members[0];
         let h_keep = &lowered.handles[eligible[keep]];
         let f = h_keep.function;
+        let originals: Vec<String> =
+            members.iter().map(|&c| lowered.handles[eligible[c]].function.name()).collect();
+        if !report.admit(&opts.gate, &originals) {
+            continue;
+        }
         let mut record = MergeRecord {
+            seq: report.next_seq(),
             stage: STAGE,
+            originals,
             body: f.name(),
             members: Vec::new(),
             params: 0,

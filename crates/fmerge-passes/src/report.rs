@@ -25,7 +25,12 @@ pub struct Member {
 /// One committed merge.
 #[derive(Clone, Debug, Serialize)]
 pub struct MergeRecord {
+    /// Its number in commit order (1, 2, ...: see `options::Gate`).
+    pub seq: usize,
     pub stage: &'static str,
+    /// The functions it merged, as they were named before (the survivor of an identical
+    /// group included): what names the merge for `options::Gate::veto`.
+    pub originals: Vec<String>,
     /// The function holding the shared body afterwards.
     pub body: String,
     pub members: Vec<Member>,
@@ -92,6 +97,9 @@ pub struct Report {
     pub merges: Vec<MergeRecord>,
     pub rejected: Vec<Rejected>,
     pub skipped: Vec<Skipped>,
+    /// Merges that were ready but not committed because of `Options::gate` (bisecting, or
+    /// vetoed by the size guard).
+    pub gated: usize,
 }
 
 impl StageStats {
@@ -102,6 +110,21 @@ impl StageStats {
 }
 
 impl Report {
+    /// Whether the next merge, of `originals`, may be committed (see `options::Gate`); counts
+    /// it as gated if not. Callers then push a [`MergeRecord`] with `seq: self.next_seq()`.
+    pub fn admit(&mut self, gate: &crate::options::Gate, originals: &[String]) -> bool {
+        let ok = gate.allows(self.next_seq(), originals);
+        if !ok {
+            self.gated += 1;
+        }
+        ok
+    }
+
+    /// The number the next committed merge gets.
+    pub fn next_seq(&self) -> usize {
+        self.merges.len() + 1
+    }
+
     pub fn estimated_saving(&self) -> i64 {
         self.merges.iter().map(|m| m.estimated_saving).sum()
     }

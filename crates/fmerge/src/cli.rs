@@ -237,6 +237,11 @@ pub struct OptArgs {
     /// Do not generate code to measure .text before and after (faster).
     #[arg(long)]
     pub no_measure: bool,
+    /// Commit only the first N merges (numbered 1, 2, ... in the deterministic order the
+    /// stages commit them; `--report` lists each merge's `seq`), like LLVM's
+    /// `-opt-bisect-limit`. 0 commits none. `fmerge bisect` searches over it.
+    #[arg(long, value_name = "N")]
+    pub bisect_limit: Option<usize>,
     /// No progress output.
     #[arg(short, long)]
     pub quiet: bool,

@@ -37,6 +37,7 @@ pub fn run(args: OptArgs) -> Result<()> {
         jobs: args.jobs.unwrap_or(Options::default().jobs).max(1),
         measure_budget: args.measure_budget,
         input_verified: true,
+        gate: fmerge_passes::options::Gate { limit: args.bisect_limit, ..Default::default() },
         ..Options::default()
     };
     let measure = if args.no_measure { Measure::Nothing } else { Measure::Text };

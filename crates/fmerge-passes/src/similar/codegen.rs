@@ -73,6 +73,11 @@ struct Gen<'a, 'm> {
     /// once per branch operand (a switch may reach one block several times).
     provenance: HashMap<(Block<'m>, Block<'m>), Provenance>,
     preds: HashMap<Block<'m>, Vec<Block<'m>>>,
+    /// Lifetime markers of paired blocks left out of the merged body (side, original marker).
+    dropped_markers: Vec<(usize, Value<'m>)>,
+    /// Stack slots of the merged body that lost one of their original lifetime markers: all
+    /// of their markers go (see [`Gen::settle_lifetimes`]).
+    lost_markers: HashSet<Value<'m>>,
 }
 
 /// Builds the body of `m` (an empty function with `map`'s parameters plus the identifier).
@@ -99,6 +104,8 @@ pub fn build<'a, 'm>(
         phis: Vec::new(),
         provenance: HashMap::new(),
         preds: HashMap::new(),
+        dropped_markers: Vec::new(),
+        lost_markers: HashSet::new(),
     };
     let entry = m.append_block("entry");
     g.hoist_allocas(entry);
@@ -127,6 +134,7 @@ pub fn build<'a, 'm>(
     }
     g.fix_operands()?;
     g.fill_phis()?;
+    g.settle_lifetimes(module)?;
     m.strip_debug_info();
     m.repair_dominance(MAX_REPAIRS)?;
     m.verify_function().map_err(|e| format!("merged body does not verify: {}", e.trim()))
@@ -332,6 +340,12 @@ impl<'a, 'm> Gen<'a, 'm> {
                 match flat[k] {
                     AlignEntry::OnlyLeft(i) if self.emits_alone(0, i) => lefts.push(i),
                     AlignEntry::OnlyRight(j) if self.emits_alone(1, j) => rights.push(j),
+                    AlignEntry::OnlyLeft(i) if is_lifetime_marker(self.inst(0, i)) => {
+                        self.dropped_markers.push((0, self.inst(0, i)))
+                    }
+                    AlignEntry::OnlyRight(j) if is_lifetime_marker(self.inst(1, j)) => {
+                        self.dropped_markers.push((1, self.inst(1, j)))
+                    }
                     _ => {}
                 }
                 k += 1;
@@ -490,8 +504,10 @@ impl<'a, 'm> Gen<'a, 'm> {
                     if v0 == v1 {
                         c.set_operand(k, v0);
                     } else if is_lifetime_marker(c) {
-                        // A lifetime marker needs the alloca itself, not a select of two: on
-                        // `poison` it is a no-op, which is always correct.
+                        // A lifetime marker needs the alloca itself, not a select of two. Both
+                        // slots lose this marker, so they lose all (`settle_lifetimes`).
+                        self.lost_markers.insert(v0);
+                        self.lost_markers.insert(v1);
                         c.set_operand(k, v0.ty().poison());
                     } else {
                         self.b.position_before(c);
@@ -542,6 +558,36 @@ impl<'a, 'm> Gen<'a, 'm> {
                     [None, None] => p.ty().poison(),
                 };
                 p.phi_add_incoming(v, pred);
+            }
+        }
+        Ok(())
+    }
+
+    /// Lifetime markers, the rule: **a stack slot of the merged body keeps its lifetime markers
+    /// only if it keeps every one of them.** A slot that has a `lifetime.start` anywhere in a
+    /// function is dead wherever no start reaches (LLVM's LangRef), and code generation lets
+    /// dead slots share memory. Leaving out one side's start (an unmatched marker, or a matched
+    /// pair of markers on two different slots) would make that side's slot dead where it is in
+    /// use, and another slot could be laid over it: memory corruption (a Rust `regex` program
+    /// freed a vector twice). A slot without markers is live in the whole function, which is
+    /// always correct, so every marker of a slot that lost one is removed, as are markers left
+    /// on `poison`. The markers of unpaired blocks and of matched pairs on one slot stay.
+    fn settle_lifetimes(&mut self, module: &'m Module<'_>) -> Result<(), String> {
+        for (s, orig) in std::mem::take(&mut self.dropped_markers) {
+            let slot = orig.operand(0).ok_or("a lifetime marker without operand")?;
+            let v = self.value(s, slot)?;
+            self.lost_markers.insert(v);
+        }
+        for bb in self.m.blocks() {
+            for i in bb.instructions() {
+                if !is_lifetime_marker(i) {
+                    continue;
+                }
+                let slot = i.operand(0).ok_or("a lifetime marker without operand")?;
+                if slot.is_poison() || self.lost_markers.contains(&slot) {
+                    i.set_operand(0, slot.ty().poison());
+                    module.defer_erase_instruction(i);
+                }
             }
         }
         Ok(())

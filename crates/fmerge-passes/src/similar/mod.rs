@@ -383,8 +383,15 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         self.memo.rejected.insert(pair_key(&names));
     }
 
-    /// Makes a merge real, and feeds its body back into the search.
+    /// Makes a merge real, and feeds its body back into the search (unless `Options::gate`
+    /// holds it back: then the body is erased and the pair not tried again).
     fn commit(&mut self, p: Proposal<'m>, ratio: f64, measured: Option<i64>) {
+        let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
+        if !self.report.admit(&self.opts.gate, &originals) {
+            self.module.defer_erase(p.body);
+            self.memo.rejected.insert(pair_key(&(originals[0].clone(), originals[1].clone())));
+            return;
+        }
         // Call sites about to be rewritten belong to functions whose lowering goes stale.
         let mut stale = Vec::new();
         for (&m, &rewrite) in p.members.iter().zip(&p.rewrite) {
@@ -413,7 +420,9 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         self.stats.merges += 1;
         self.stats.functions_removed_or_thunked += members.len();
         self.report.merges.push(MergeRecord {
+            seq: self.report.next_seq(),
             stage: STAGE,
+            originals,
             body: p.body.name(),
             members,
             params: p.body.params().len(),
