@@ -17,6 +17,7 @@
 //! - [`proposal`]: a merge waiting for its verdict: pricing, settling close calls by
 //!   generating code, committing.
 //! - [`measure`]: sizes of functions compiled on their own.
+//! - [`guard`]: the size guard: merges whose generated code measured larger are undone.
 //! - [`options`], [`report`]: what was asked, what was done.
 //!
 //! **Architecture invariant:** nothing here calls LLVM except through `fmerge-llvm`'s safe API,
@@ -25,6 +26,7 @@
 pub mod constants;
 pub mod fold;
 pub mod global;
+pub mod guard;
 pub mod identical;
 pub mod intersect;
 pub mod measure;

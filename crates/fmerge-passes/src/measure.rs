@@ -53,7 +53,12 @@ impl Sizes {
 
     /// Bytes of function `name` (Mach-O symbols carry a leading underscore).
     pub fn get(&self, name: &str) -> Option<u64> {
-        self.by_symbol.get(name).or_else(|| self.by_symbol.get(&format!("_{name}"))).copied()
+        crate::guard::symbol_size(&self.by_symbol, name)
+    }
+
+    /// Bytes of every function symbol measured.
+    pub fn by_symbol(&self) -> &BTreeMap<String, u64> {
+        &self.by_symbol
     }
 
     /// Sum over `names`; `None` if any is missing.

@@ -100,6 +100,9 @@ pub struct Report {
     /// Merges that were ready but not committed because of `Options::gate` (bisecting, or
     /// vetoed by the size guard).
     pub gated: usize,
+    /// What the size guard did (only when the module was measured before and after).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<crate::guard::GuardRecord>,
 }
 
 impl StageStats {

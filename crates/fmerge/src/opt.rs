@@ -116,6 +116,26 @@ fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
             r.target
         )?;
     }
+    if let Some(g) = &r.guard {
+        if g.kept_input {
+            writeln!(
+                out,
+                "  size guard: the merged module was larger than the input; wrote the input unchanged"
+            )?;
+        } else if g.reruns > 0 {
+            let merges: usize = g.vetoed.iter().map(|u| u.originals.len()).sum();
+            writeln!(
+                out,
+                "  size guard: {merges} merges undone, their code measured larger than what they replaced ({} re-runs{})",
+                g.reruns,
+                if g.losing_in_output > 0 {
+                    format!("; {} groups of merges still lose bytes", g.losing_in_output)
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+    }
     if !r.skipped.is_empty() {
         writeln!(
             out,
