@@ -268,14 +268,6 @@ int fm_clone_body_into(LLVMValueRef Dst, LLVMValueRef Src) {
   return 1;
 }
 
-// Gives a call site the calling convention and the whole attribute list of function `Fn`
-// (what a thunk's call to the function it forwards to needs).
-void fm_call_like_function(LLVMValueRef Call, LLVMValueRef Fn) {
-  CallBase *CB = unwrap<CallBase>(Call);
-  Function *F = unwrap<Function>(Fn);
-  CB->setCallingConv(F->getCallingConv());
-  CB->setAttributes(F->getAttributes());
-}
 
 } // extern "C"
 
@@ -309,6 +301,37 @@ static AttributeSet mustMatchPart(LLVMContext &C, AttributeSet S) {
 }
 
 extern "C" {
+
+// Gives a call site that fmerge creates (a thunk's call, a rewritten call site, a probe) the
+// calling convention of function `Fn` and the attributes of `Fn` that change how arguments and
+// results are passed, and nothing else. The rule: **a call site fmerge creates never states a
+// fact.** Facts at a call site (`range`, `nonnull`, `noundef`, `align`, `dereferenceable`,
+// `noalias` ... on arguments, `range` on the result) are promises of the caller; a thunk that
+// copied the callee's facts would promise the callee's preconditions for values that only met
+// the thunk's own (weaker) ones: an identical survivor's `range(i32 0, 4)` on a thunk whose
+// callers pass 50 makes the argument poison. ABI attributes (`byval`, `sret`, `inreg`,
+// `zeroext` ...: what `fm_attr_key` calls the must-match part) have to agree between call
+// site and callee, and so does the alignment of a parameter passed in memory (byval, byref,
+// inalloca, preallocated).
+void fm_call_like_function(LLVMValueRef Call, LLVMValueRef Fn) {
+  CallBase *CB = unwrap<CallBase>(Call);
+  Function *F = unwrap<Function>(Fn);
+  LLVMContext &C = F->getContext();
+  AttributeList L = F->getAttributes();
+  SmallVector<AttributeSet, 8> Params;
+  for (unsigned i = 0; i < F->arg_size(); ++i) {
+    AttributeSet P = L.getParamAttrs(i);
+    AttrBuilder B(C, mustMatchPart(C, P));
+    bool InMemory = P.hasAttribute(Attribute::ByVal) || P.hasAttribute(Attribute::ByRef) ||
+                    P.hasAttribute(Attribute::InAlloca) ||
+                    P.hasAttribute(Attribute::Preallocated);
+    if (InMemory && P.getAlignment())
+      B.addAlignmentAttr(P.getAlignment());
+    Params.push_back(AttributeSet::get(C, B));
+  }
+  CB->setCallingConv(F->getCallingConv());
+  CB->setAttributes(AttributeList::get(C, AttributeSet(), mustMatchPart(C, L.getRetAttrs()), Params));
+}
 
 // Identity of the part of a function's or call site's attribute list that must match exactly
 // for two of them to share one body (uniqued: equal pointers mean equal parts).

@@ -34,9 +34,10 @@ pub fn compile(src: &Path, out: &Path, extra: &[&str]) {
     run_ok(&mut cmd);
 }
 
-/// Links a bitcode module into an executable.
+/// Links a bitcode module into an executable, optimized and compiled at -O2 (where code
+/// generation exploits lifetime markers, attributes and flags that -O0 ignores).
 pub fn link(bc: &Path, exe: &Path) {
-    run_ok(Command::new("clang++-22").arg(bc).arg("-o").arg(exe));
+    run_ok(Command::new("clang++-22").arg("-O2").arg(bc).arg("-o").arg(exe));
 }
 
 /// Runs an executable; returns (exit code, stdout, stderr).
