@@ -90,6 +90,14 @@ folding (`ld.lld --icf=all`, objects built with function sections: `--emit obj` 
 bitcode outputs must be compiled with `-ffunction-sections`) so the copies from different \
 modules fold into one.")]
     Apply(ApplyArgs),
+    /// Find the first merge that breaks a build: binary search over `opt --bisect-limit`.
+    #[command(
+        long_about = "Runs `fmerge opt` on the inputs with --bisect-limit N (and --no-measure, plus any options after `--`) for the N a binary search picks, runs the test command on each merged module, and prints the first merge whose presence makes the test fail: its number, stage, the functions it merged, the modules with and without it, and the merged body's IR. The test command runs with `sh -c`; `{}` in it, or the environment variable FMERGE_BISECT_MODULE, names the module to test. Exit 0 = good, 125 = cannot test (bisecting stops), anything else = bad.
+
+Example (a Rust program linked from a merged fat-LTO module; check.sh builds and runs it):
+  fmerge bisect demo.bc --test './check.sh {}' -- --whole-program"
+    )]
+    Bisect(BisectArgs),
 }
 
 impl Command {
@@ -101,7 +109,7 @@ impl Command {
             Command::Apply(a) => Some(a.report.iter().cloned().chain([a.output.clone()]).collect()),
             Command::Summarize(a) => Some(vec![a.output.clone()]),
             Command::Size(_) | Command::Explain(_) => Some(Vec::new()),
-            Command::Combine(_) => None,
+            Command::Combine(_) | Command::Bisect(_) => None,
         }
     }
 }
@@ -245,6 +253,29 @@ pub struct OptArgs {
     /// No progress output.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BisectArgs {
+    /// Input modules (.bc or .ll), as for `fmerge opt`.
+    #[arg(required = true, value_name = "IN")]
+    pub inputs: Vec<PathBuf>,
+    /// The build-and-test command (`sh -c`); `{}` is replaced by the merged module's path.
+    #[arg(long, value_name = "CMD")]
+    pub test: String,
+    /// Keep the merged modules, reports and the first bad merge's body in DIR (default: a
+    /// temporary directory, also kept).
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+    /// The fmerge binary whose merges to bisect (default: this one).
+    #[arg(long, value_name = "PATH")]
+    pub fmerge: Option<PathBuf>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Options for `fmerge opt` (after `--`), e.g. `-- --whole-program --merge identical`.
+    #[arg(last = true, value_name = "OPT-ARGS")]
+    pub opt_args: Vec<String>,
 }
 
 #[derive(Args, Debug)]

@@ -1,5 +1,6 @@
 //! `fmerge`: the command-line tool. See `fmerge --help`.
 
+mod bisect;
 mod cli;
 mod exit;
 mod explain;
@@ -27,6 +28,7 @@ fn main() {
         cli::Command::Summarize(args) => global::summarize(args),
         cli::Command::Combine(args) => global::combine_cmd(args),
         cli::Command::Apply(args) => global::apply(args),
+        cli::Command::Bisect(args) => bisect::run(args),
     };
     if let Err(e) = result {
         // A closed pipe (`fmerge size x.bc | head`) is the reader's choice, not an error.
