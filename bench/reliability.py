@@ -54,6 +54,9 @@ MODES = {
     "exact": ["--profit", "exact"],
     "whole-program": ["--whole-program"],
 }
+# Memcheck, run on every smoke case through corpus.py's FMERGE_SMOKE_WRAPPER: a report (stderr)
+# or its exit status makes the case differ from the reference output.
+VALGRIND = "valgrind -q --error-exitcode=99 --leak-check=no"
 SMOKE_LINE = re.compile(r"^(\S+): (\d+) passed, (\d+) failed$", re.M)
 
 
@@ -70,10 +73,11 @@ def sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()[:16]
 
 
-def run(cmd: list[str], timeout: float) -> tuple[int, str, str, float]:
+def run(cmd: list[str], timeout: float, env: dict | None = None) -> tuple[int, str, str, float]:
     t0 = time.time()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           env=None if env is None else {**os.environ, **env})
         return p.returncode, p.stdout, p.stderr, time.time() - t0
     except subprocess.TimeoutExpired:
         return -999, "", f"timeout after {timeout} s", time.time() - t0
@@ -129,12 +133,24 @@ def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
             res.update(smoke_passed=int(m[-1][1]), smoke_failed=int(m[-1][2]))
         if code != 0:
             problems.append(f"smoke exit {code}: {err.strip()[-3000:]}")
+        elif args.valgrind and mode == "all":
+            code, _, err, dt = valgrind_smoke(args, prog, ["--bc", str(out)])
+            res.update(valgrind="clean" if code == 0 else "FAIL", valgrind_seconds=round(dt, 1))
+            if code != 0:
+                problems.append(f"under valgrind: {err.strip()[-3000:]}")
     res["ok"] = not problems
     if problems:
         res["problem"] = "; ".join(problems)
     elif not args.keep:
         out.unlink(missing_ok=True)
     return res
+
+
+def valgrind_smoke(args, prog: str, which: list[str]) -> tuple[int, str, str, float]:
+    """The smoke workload of `prog` (`which`: `--bc M`, or nothing for the reference build)
+    with every run under memcheck."""
+    return run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog, *which],
+               args.timeout, env={"FMERGE_SMOKE_WRAPPER": VALGRIND})
 
 
 def main(argv=None) -> int:
@@ -148,6 +164,8 @@ def main(argv=None) -> int:
     ap.add_argument("--twice", action="store_true", help="run fmerge twice, compare output and report bytes")
     ap.add_argument("--measure", action="store_true", help="let fmerge measure .text (default: --no-measure)")
     ap.add_argument("--keep", action="store_true", help="keep merged modules that passed")
+    ap.add_argument("--valgrind", action="store_true",
+                    help="also run the smoke workload of mode `all` and of the unmerged build under valgrind memcheck")
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--json", help="write all results here (default: WORK/results.json)")
     args = ap.parse_args(argv)
@@ -164,6 +182,16 @@ def main(argv=None) -> int:
         if not (corpus_dir / prog / f"{prog}.bc").exists():
             print(f"{prog}: not built in {corpus_dir}, skipped", file=sys.stderr)
             continue
+        if args.valgrind:
+            # The unmerged build under memcheck: an error here is not fmerge's.
+            code, _, err, dt = valgrind_smoke(args, prog, [])
+            r = {"program": prog, "mode": "unmerged-valgrind", "target": args.target, "ok": code == 0,
+                 "valgrind": "clean" if code == 0 else "FAIL", "valgrind_seconds": round(dt, 1),
+                 "fmerge_seconds": 0.0}
+            if code != 0:
+                r["problem"] = f"the unmerged build under valgrind: {err.strip()[-3000:]}"
+            results.append(r)
+            print(f"{prog:8} unmerged build under valgrind: {r['valgrind']} ({dt:.0f} s)", flush=True)
         for mode in modes:
             if mode == "whole-program" and prog not in RUST:
                 continue
@@ -173,7 +201,8 @@ def main(argv=None) -> int:
             print(f"{prog:8} {mode:14} merged {r.get('functions_merged', '-'):>5} fns in "
                   f"{r.get('merges', '-'):>4} merges, fmerge {r['fmerge_seconds']:7.1f}s, "
                   f"verify {'ok' if r.get('verifies') else 'FAIL'}, smoke {smoke}"
-                  f"{', deterministic' if r.get('deterministic') else ''}  {'ok' if r['ok'] else 'FAIL'}",
+                  f"{', deterministic' if r.get('deterministic') else ''}"
+                  f"{', valgrind ' + r['valgrind'] if 'valgrind' in r else ''}  {'ok' if r['ok'] else 'FAIL'}",
                   flush=True)
             if not r["ok"]:
                 print(f"    {r['problem'][:4000]}", flush=True)

@@ -29,6 +29,7 @@ Python 3.11 standard library only.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import concurrent.futures
 import difflib
 import hashlib
@@ -1184,9 +1185,18 @@ def smoke(prog: Program, exe: Path, out: Path, record: bool = False, verbose: bo
             link.chmod(0o755)
         else:
             link.symlink_to(exe)
-        ctx = {"exe": str(link), "tmp": str(tmp), "data": str(SMOKE_DATA / prog.name), "src": str(prog.src)}
-        reps = [(str(link), "{exe}"), (str(tmp), "{tmp}"), (str(SMOKE_DATA / prog.name), "{data}"),
-                (str(prog.src), "{src}")]
+        entry = link
+        wrapper = os.environ.get("FMERGE_SMOKE_WRAPPER")
+        if wrapper:
+            # e.g. "valgrind -q --error-exitcode=99": every run goes through it; a report it
+            # prints (stderr) or its exit status makes the case differ from the reference.
+            entry = tmp / "wrapped" / prog.name
+            entry.parent.mkdir()
+            entry.write_text("#!/bin/sh\nexec %s %s \"$@\"\n" % (wrapper, shlex.quote(str(link))))
+            entry.chmod(0o755)
+        ctx = {"exe": str(entry), "tmp": str(tmp), "data": str(SMOKE_DATA / prog.name), "src": str(prog.src)}
+        reps = [(str(entry), "{exe}"), (str(link), "{exe}"), (str(tmp), "{tmp}"),
+                (str(SMOKE_DATA / prog.name), "{data}"), (str(prog.src), "{src}")]
         if prog.prepare:
             prog.prepare(tmp, prog.src)
         cases = prog.cases()
@@ -1195,6 +1205,8 @@ def smoke(prog: Program, exe: Path, out: Path, record: bool = False, verbose: bo
             assert case.name not in names, case.name
             names.add(case.name)
             t0 = time.time()
+            if wrapper:
+                case = dataclasses.replace(case, timeout=case.timeout * 30 if case.timeout else None)
             got, indep = run_case(case, ctx, reps)
             dt = time.time() - t0
             f = expdir / f"{i:02d}_{case.name}.out"
