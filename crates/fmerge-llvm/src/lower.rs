@@ -149,6 +149,14 @@ impl<'m> Lowerer<'m> {
         id
     }
 
+    /// An opaque id equal to no other operand anywhere: for an operand the lowering cannot
+    /// name (so that two of them never compare equal).
+    fn unique_opaque(&mut self) -> u32 {
+        let id = self.tables.opaque.len() as u32;
+        self.tables.opaque.push(0x756e_6971_7565 ^ u64::from(id));
+        id
+    }
+
     fn state_id(&mut self, s: StateWords) -> StateId {
         if let Some(&id) = self.states.get(&s.exact) {
             return id;
@@ -376,7 +384,8 @@ impl<'m> Lowerer<'m> {
         } else {
             for k in 0..n {
                 let Some(v) = i.operand(k) else {
-                    data.operands.push(Operand::Opaque(u32::MAX));
+                    let o = Operand::Opaque(self.unique_opaque());
+                    data.operands.push(o);
                     continue;
                 };
                 let role = operand_role(op, k, call.as_ref(), &gep_fixed, i);
@@ -406,10 +415,10 @@ impl<'m> Lowerer<'m> {
         data: &mut FuncData,
     ) -> Operand {
         if let Some(b) = v.as_block() {
-            return cx
-                .block_index
-                .get(&b)
-                .map_or(Operand::Opaque(u32::MAX), |&k| Operand::Block(k));
+            return match cx.block_index.get(&b) {
+                Some(&k) => Operand::Block(k),
+                None => Operand::Opaque(self.unique_opaque()),
+            };
         }
         if let Some(&k) = cx.inst_index.get(&v) {
             return Operand::Inst(k);
