@@ -24,7 +24,7 @@ opt-22 -passes=verify -disable-output demo.fmerge.bc
 
 row() { # label module reference-output
   local label=$1 bc=$2
-  clang++-22 "$bc" -o "${bc%.bc}.exe"
+  clang++-22 -O2 "$bc" -o "${bc%.bc}.exe"
   "./${bc%.bc}.exe" > "${bc%.bc}.out"
   local text result
   text=$("$fmerge" size "$bc" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["text_bytes"])')
