@@ -244,6 +244,7 @@ fn one_round(
             alignment: None,
             estimated_saving: p.estimated_saving(),
             measured_saving: v.measured_saving,
+            decided_on: Some(v.basis),
         });
     }
     merges

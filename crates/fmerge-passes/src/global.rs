@@ -428,6 +428,7 @@ pub fn apply(
                 alignment: None,
                 estimated_saving: 0,
                 measured_saving: None,
+                decided_on: None,
             });
         }
     }
@@ -517,6 +518,7 @@ fn apply_similar(
                 alignment: None,
                 estimated_saving: group.estimated_saving / group.members.len().max(1) as i64,
                 measured_saving: None,
+                decided_on: None,
             });
         }
         for &g in &needed {

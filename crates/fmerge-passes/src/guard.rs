@@ -172,6 +172,7 @@ mod tests {
             alignment: None,
             estimated_saving: 0,
             measured_saving: None,
+            decided_on: None,
         }
     }
 

@@ -109,6 +109,7 @@ fn one_round(
             alignment: None,
             estimated_saving: 0,
             measured_saving: None,
+            decided_on: None,
         };
         let f_units = cost::function_cost(target, f).unwrap_or(0);
         // The function that holds the shared body once the class is folded.

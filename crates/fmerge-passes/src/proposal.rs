@@ -247,6 +247,8 @@ fn measuring_cost(p: &Proposal<'_>, cache: &SizeCache) -> u64 {
 pub struct Verdict {
     pub keep: bool,
     pub measured_saving: Option<i64>,
+    /// What decided it.
+    pub basis: crate::report::Basis,
 }
 
 /// Decides every proposal: clear estimates are trusted (see [`Margins`]); close ones are
@@ -262,26 +264,27 @@ pub fn settle(
     jobs: usize,
     stats: &mut crate::report::StageStats,
 ) -> Vec<Verdict> {
+    use crate::report::Basis;
     use profit::Verdict as V;
-    let judged: Vec<V> = proposals
+    let judged: Vec<(V, Basis)> = proposals
         .iter()
         .map(|p| match margins.judge(p.before_units, p.estimated_saving()) {
             V::Measure if !budget.take(measuring_cost(p, cache)) => {
                 stats.over_budget += 1;
-                if p.estimated_saving() > 0 { V::Keep } else { V::Reject }
+                (if p.estimated_saving() > 0 { V::Keep } else { V::Reject }, Basis::OverBudget)
             }
-            v => v,
+            v => (v, Basis::Estimate),
         })
         .collect();
     let pending: Vec<&Proposal<'_>> =
-        proposals.iter().zip(&judged).filter(|(_, v)| **v == V::Measure).map(|(p, _)| p).collect();
+        proposals.iter().zip(&judged).filter(|(_, v)| v.0 == V::Measure).map(|(p, _)| p).collect();
     let mut measured = measured_savings(module, target, &pending, cache, jobs).into_iter();
     proposals
         .iter()
         .zip(judged)
-        .map(|(p, v)| match v {
-            V::Keep => Verdict { keep: true, measured_saving: None },
-            V::Reject => Verdict { keep: false, measured_saving: None },
+        .map(|(p, (v, basis))| match v {
+            V::Keep => Verdict { keep: true, measured_saving: None, basis },
+            V::Reject => Verdict { keep: false, measured_saving: None, basis },
             V::Measure => {
                 stats.measured_decisions += 1;
                 let saving = measured.next().flatten();
@@ -290,7 +293,11 @@ pub fn settle(
                     stats.estimate_disagreed += 1;
                 }
                 // Unmeasurable: do not take the risk.
-                Verdict { keep: saving.is_some_and(|s| s > 0), measured_saving: saving }
+                Verdict {
+                    keep: saving.is_some_and(|s| s > 0),
+                    measured_saving: saving,
+                    basis: Basis::Measured,
+                }
             }
         })
         .collect()

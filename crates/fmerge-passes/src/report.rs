@@ -22,6 +22,18 @@ pub struct Member {
     pub disposal: Disposal,
 }
 
+/// What decided a merge (see `proposal::settle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// The estimate was clear (beyond the keep or reject margin).
+    Estimate,
+    /// A close call decided on its estimate because the measuring budget was spent.
+    OverBudget,
+    /// A close call decided by compiling it.
+    Measured,
+}
+
 /// One committed merge.
 #[derive(Clone, Debug, Serialize)]
 pub struct MergeRecord {
@@ -42,6 +54,9 @@ pub struct MergeRecord {
     /// Estimated bytes saved (TTI-based), and bytes saved by generated code when measured.
     pub estimated_saving: i64,
     pub measured_saving: Option<i64>,
+    /// What decided it (merges of identical functions are not priced: none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decided_on: Option<Basis>,
 }
 
 /// A merge that was built and priced, but not taken because it would not save bytes.

@@ -31,7 +31,7 @@ use crate::fold::{self, Visibility, can_thunk};
 use crate::measure::SizeCache;
 use crate::options::{Options, SearchMode};
 use crate::proposal::{self, Proposal};
-use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
+use crate::report::{Basis, MergeRecord, Rejected, Report, Skipped, StageStats};
 use codegen::Side;
 use fmerge_core::align::{AlignConfig, FunctionAlignment, align_blocks};
 use fmerge_core::compare::Walk;
@@ -344,7 +344,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
                 false
             }
             Verdict::Keep => {
-                self.commit(p, ratio, None);
+                self.commit(p, ratio, None, Basis::Estimate);
                 true
             }
             Verdict::Measure => {
@@ -385,7 +385,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
 
     /// Makes a merge real, and feeds its body back into the search (unless `Options::gate`
     /// holds it back: then the body is erased and the pair not tried again).
-    fn commit(&mut self, p: Proposal<'m>, ratio: f64, measured: Option<i64>) {
+    fn commit(&mut self, p: Proposal<'m>, ratio: f64, measured: Option<i64>, basis: Basis) {
         let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
         if !self.report.admit(&self.opts.gate, &originals) {
             self.module.defer_erase(p.body);
@@ -429,6 +429,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             alignment: Some(ratio),
             estimated_saving: p.estimated_saving(),
             measured_saving: measured,
+            decided_on: Some(basis),
         });
         // The merged body may merge again.
         let (data, handles) = self.lowered.lowerer.lower(p.body);
@@ -469,7 +470,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         self.stats.add_time("measure", t);
         for (p, v) in pending.into_iter().zip(verdicts) {
             if v.keep {
-                self.commit(p.proposal, p.ratio, v.measured_saving);
+                self.commit(p.proposal, p.ratio, v.measured_saving, v.basis);
             } else {
                 self.reject(p.proposal, v.measured_saving, p.names);
             }
