@@ -3,7 +3,7 @@
 CARGO ?= cargo
 FMERGE := target/release/fmerge
 
-.PHONY: setup build demo test lint bench bench-quick clean
+.PHONY: setup build demo test lint bench bench-quick reliability clean
 
 ## Install LLVM 22 from Debian's packages if it is missing (needs root or sudo).
 setup:
@@ -20,6 +20,15 @@ demo: build
 ## Run the whole test suite (unit, property, and end-to-end tests on C/C++ programs).
 test: setup
 	$(CARGO) test --workspace --release
+
+## The long correctness run (docs/RELIABILITY.md; a few hours on 2 cores): the corpus in every
+## merge mode with valgrind, then Rust crates' and C/C++ libraries' own test suites in four modes.
+## Each step runs even if one before it failed; the exit status says whether any did.
+reliability: build corpus
+	@status=0; \
+	python3 bench/reliability.py --measure --valgrind --json build/reliability/x86_64.json || status=1; \
+	python3 bench/testsuites/testsuites.py --json build/testsuites/results.json || status=1; \
+	exit $$status
 
 ## Formatting and lints, as CI would want them.
 lint:

@@ -11,8 +11,15 @@ if [ -n "$(command -v llvm-config-22 2>/dev/null)" ] && ! [ -e "$(llvm-config-22
   need_llvm=1
 fi
 
-if [ "$need_llvm" = 1 ]; then
-  echo "setup: installing LLVM 22 from Debian's packages (llvm-22-dev clang-22 lld-22 llvm-22-tools)"
+# valgrind: the test-suite test runs a merged program under memcheck.
+need_valgrind=0
+command -v valgrind >/dev/null 2>&1 || need_valgrind=1
+
+if [ "$need_llvm" = 1 ] || [ "$need_valgrind" = 1 ]; then
+  pkgs=""
+  [ "$need_llvm" = 1 ] && pkgs="llvm-22-dev clang-22 lld-22 llvm-22-tools"
+  [ "$need_valgrind" = 1 ] && pkgs="$pkgs valgrind"
+  echo "setup: installing from Debian's packages:$pkgs"
   SUDO=""
   if [ "$(id -u)" != 0 ]; then
     command -v sudo >/dev/null 2>&1 || { echo "setup: need root (or sudo) to install packages" >&2; exit 1; }
@@ -20,7 +27,8 @@ if [ "$need_llvm" = 1 ]; then
   fi
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq llvm-22-dev clang-22 lld-22 llvm-22-tools >/dev/null
+  # shellcheck disable=SC2086
+  $SUDO apt-get install -y -qq $pkgs >/dev/null
 fi
 
 version=$(llvm-config-22 --version)
