@@ -5,6 +5,9 @@
 //! every test must have the outcome it has in the unmerged build, and the merged default
 //! build runs once under valgrind memcheck with no new error. The full run (31 crates, four
 //! modes) is `make reliability`; its last result is in docs/RELIABILITY.md.
+//!
+//! The C side (`bench/testsuites/csuites.py`): expat's own test suite, compiled as C and as
+//! C++, merged the same two ways.
 
 use std::path::Path;
 use std::process::Command;
@@ -35,6 +38,39 @@ fn crates_own_tests_pass_after_merging() {
         let name = format!("{}/{}", t["crate"], t["target"]);
         assert!(t["baseline"]["passed"].as_u64().unwrap() >= 5, "{name}: too few tests ran");
         assert_eq!(t["cargo_build_differs"].as_array().unwrap().len(), 0, "{name}");
+        for mode in ["default", "whole-program"] {
+            let m = &t["modes"][mode];
+            assert!(m["merges"].as_u64().unwrap() > 0, "{name} {mode}: nothing merged");
+            assert_eq!(m["passed"], t["baseline"]["passed"], "{name} {mode}");
+            assert!(m["text_after"].as_u64() <= t["text_before"].as_u64(), "{name} {mode}");
+        }
+        assert_eq!(t["valgrind"]["result"], "clean", "{name}: {}", t["valgrind"]);
+    }
+}
+
+#[test]
+fn c_and_cxx_test_suites_pass_after_merging() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("csuites");
+    let json = work.join("quick.json");
+    let out = Command::new("python3")
+        .arg(root.join("bench/testsuites/csuites.py"))
+        .args(["expat", "--modes", "default,whole-program", "--fmerge"])
+        .arg(env!("CARGO_BIN_EXE_fmerge"))
+        .arg("--json")
+        .arg(&json)
+        .env("FMERGE_TESTSUITES_WORK", &work)
+        .output()
+        .expect("python3 runs bench/testsuites/csuites.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "expat's tests differ after merging:\n{stdout}\n{stderr}");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let results = r["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{stdout}");
+    for t in results {
+        let name = format!("expat/{}", t["target"]);
+        assert!(t["baseline"]["passed"].as_u64().unwrap() >= 40, "{name}: too few checks ran");
         for mode in ["default", "whole-program"] {
             let m = &t["modes"][mode];
             assert!(m["merges"].as_u64().unwrap() > 0, "{name} {mode}: nothing merged");
