@@ -41,6 +41,7 @@ valgrind.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -80,6 +81,8 @@ class Suite:
     # Files the published crate lacks that its tests need (path -> text), written into the
     # source copy.
     files: dict[str, str] = field(default_factory=dict)
+    # A program of ours (a directory under bench/testsuites/) instead of a crates.io package.
+    path: str | None = None
 
 
 SUITES = [
@@ -124,11 +127,14 @@ SUITES = [
     Suite("itertools", "0.15.0", "iterators", ["test_std"]),
     Suite("bytes", "1.12.2", "buffers", ["test_bytes"]),
     Suite("either", "1.19.0", "iterators", ["lib"]),
+    # Programs: `bin:NAME` runs the binary; its exit status and stdout must not change.
+    # regex_json is issue 13's reproducer (regex + serde_json), which fmerge c783127 broke.
+    Suite("regex_json", "0.1.0", "program", ["bin:regex_json"], path="programs/regex_json"),
 ]
 
 # What `make test` runs (crates/fmerge/tests/testsuites.rs): small, fast, and it includes a
 # target that the old fmerge miscompiled.
-QUICK = {"serde_json": ["regression"], "itoa": ["test"]}
+QUICK = {"serde_json": ["regression"], "itoa": ["test"], "regex_json": ["bin:regex_json"]}
 
 
 def log(msg: str) -> None:
@@ -171,6 +177,16 @@ def fetch(s: Suite) -> Path:
     """The crate's published source, copied to build/testsuites/src/NAME-VER (writable), made
     its own workspace, with the pinned Cargo.lock when there is one."""
     dest = WORK / "src" / f"{s.crate}-{s.version}"
+    if s.path:
+        # Ours: copied afresh each time, so that edits count.
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(HERE / s.path, dest)
+        with open(dest / "Cargo.toml", "a") as f:
+            f.write("\n[workspace]\n")
+        lock = LOCKS / f"{s.crate}-{s.version}.lock"
+        if lock.exists():
+            shutil.copy(lock, dest / "Cargo.lock")
+        return dest
     if (dest / "Cargo.toml").exists():
         for rel, text in s.files.items():
             (dest / rel).write_text(text)
@@ -207,11 +223,17 @@ def fetch(s: Suite) -> Path:
 def build(s: Suite, src: Path, target: str, update_locks: bool) -> Path:
     """Builds one test target as a fat-LTO module; returns the executable (EXE.bc and
     EXE.linkargs beside it)."""
-    sel = ["--lib"] if target == "lib" else ["--test", target]
+    if target.startswith("bin:"):
+        sel = ["--bin", target[4:]]
+    else:
+        sel = ["--lib"] if target == "lib" else ["--test", target]
     feats = ["--features", ",".join(s.features)] if s.features else []
     lock = LOCKS / f"{s.crate}-{s.version}.lock"
     locked = [] if update_locks or not lock.exists() else ["--locked"]
-    cmd = ["cargo", "rustc", "--profile", "bench", *sel, *feats, *locked,
+    # `--profile bench` is the release profile with the test harness (for a binary too, so a
+    # program is built with `--release`).
+    profile = ["--release"] if target.startswith("bin:") else ["--profile", "bench"]
+    cmd = ["cargo", "rustc", *profile, *sel, *feats, *locked,
            "--message-format=json", "--", "--emit=llvm-bc,link", "-C", f"linker={LINKWRAP}"]
     p = sh(cmd, cwd=src, env=cargo_env(), check=False)
     exe = None
@@ -221,13 +243,20 @@ def build(s: Suite, src: Path, target: str, update_locks: bool) -> Path:
         except json.JSONDecodeError:
             continue
         if m.get("reason") == "compiler-artifact" and m.get("executable") and \
-                m["profile"].get("test") and m["package_id"].find(s.crate) >= 0:
+                (m["profile"].get("test") or target.startswith("bin:")) and \
+                m["package_id"].find(s.crate) >= 0:
             exe = Path(m["executable"])
     if p.returncode != 0 or exe is None:
         raise RuntimeError(f"building {s.crate} {target} failed:\n{p.stderr[-3000:]}")
     if update_locks or not lock.exists():
         LOCKS.mkdir(parents=True, exist_ok=True)
         shutil.copy(src / "Cargo.lock", lock)
+    if target.startswith("bin:") and not Path(str(exe) + ".bc").exists():
+        # A binary is hard-linked out of deps/, where rustc wrote NAME-HASH(.bc, .linkargs).
+        found = sorted(exe.parent.joinpath("deps").glob(f"{exe.name}-*.linkargs"),
+                       key=lambda p: p.stat().st_mtime)
+        if found:
+            exe = found[-1].with_suffix("")
     for suffix in (".bc", ".linkargs"):
         if not Path(str(exe) + suffix).exists():
             raise RuntimeError(f"{exe}{suffix} missing (rustc did not emit it)")
@@ -268,8 +297,12 @@ def text_bytes(obj: Path) -> int:
 
 
 def run_tests(exe: Path, cwd: Path, skip: dict[str, str], wrapper: list[str] | None = None,
-              timeout: float = 900) -> dict:
-    cmd = [*(wrapper or []), str(exe), "--test-threads", "2"]
+              timeout: float = 900, program: bool = False) -> dict:
+    """Runs a test binary (or, with `program`, a program: its one outcome names a hash of
+    its stdout, so output that changes shows as a difference)."""
+    cmd = [*(wrapper or []), str(exe)]
+    if not program:
+        cmd += ["--test-threads", "2"]
     for t in skip:
         cmd += ["--skip", t]
     t0 = time.time()
@@ -282,6 +315,9 @@ def run_tests(exe: Path, cwd: Path, skip: dict[str, str], wrapper: list[str] | N
         out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
         err = ""
     outcomes = {}
+    if program:
+        digest = hashlib.sha256(out.encode()).hexdigest()[:16]
+        outcomes[f"stdout {digest} ({len(out)} bytes)"] = "ok" if status == 0 else "FAILED"
     for m in TEST_LINE.finditer(out):
         outcomes[m.group(1)] = "ignored" if m.group(2).startswith("ignored") else m.group(2)
     return {"status": status, "outcomes": outcomes, "secs": round(time.time() - t0, 2),
@@ -310,6 +346,7 @@ def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
                valgrind: bool, update_locks: bool) -> dict:
     res: dict = {"crate": s.crate, "version": s.version, "area": s.area, "target": target,
                  "modes": {}}
+    prog = target.startswith("bin:")
     t0 = time.time()
     exe = build(s, src, target, update_locks)
     res["build_secs"] = round(time.time() - t0, 1)
@@ -320,12 +357,12 @@ def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
     res["module_bytes"] = bc.stat().st_size
     codegen(bc, d / "base.o")
     relink(exe, d / "base.o", d / "base.exe")
-    base = run_tests(d / "base.exe", src, s.skip)
+    base = run_tests(d / "base.exe", src, s.skip, program=prog)
     res["baseline"] = summarize(base)
     res["text_before"] = text_bytes(d / "base.o")
     # The same tests must pass in the unmerged relinked build as in cargo's own binary;
     # otherwise the harness, not fmerge, is what differs.
-    cargo_run = run_tests(exe, src, s.skip)
+    cargo_run = run_tests(exe, src, s.skip, program=prog)
     res["cargo_build_differs"] = differences(cargo_run, base)
     log(f"  {s.crate}/{target}: {res['baseline']['passed']} passed, "
         f"{res['baseline']['failed']} failed, {res['baseline']['ignored']} ignored "
@@ -351,7 +388,7 @@ def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
         codegen(out, d / f"{mode}.o")
         m["text_after"] = text_bytes(d / f"{mode}.o")
         relink(exe, d / f"{mode}.o", d / f"{mode}.exe")
-        got = run_tests(d / f"{mode}.exe", src, s.skip)
+        got = run_tests(d / f"{mode}.exe", src, s.skip, program=prog)
         m.update(summarize(got))
         m["differences"] = differences(base, got)
         res["modes"][mode] = m
@@ -359,14 +396,14 @@ def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
             f"{m['passed']} passed, {m['failed']} failed, "
             f"{len(m['differences'])} differences ({m['fmerge_secs']} s)")
     if valgrind and "default" in res["modes"] and "error" not in res["modes"]["default"]:
-        vg = run_tests(d / "default.exe", src, s.skip, wrapper=VALGRIND, timeout=1500)
+        vg = run_tests(d / "default.exe", src, s.skip, wrapper=VALGRIND, timeout=1500, program=prog)
         v = {"status": vg["status"], "secs": vg["secs"]}
         # A memcheck report makes the run exit 99; a timeout or another status is compared
         # with the unmerged binary under valgrind.
         if vg["status"] == 0 and not differences(base, vg):
             v["result"] = "clean"
         else:
-            bvg = run_tests(d / "base.exe", src, s.skip, wrapper=VALGRIND, timeout=1500)
+            bvg = run_tests(d / "base.exe", src, s.skip, wrapper=VALGRIND, timeout=1500, program=prog)
             same = bvg["status"] == vg["status"] and not differences(bvg, vg)
             v["baseline_status"] = bvg["status"]
             v["result"] = "same as unmerged" if same else "ERRORS"
