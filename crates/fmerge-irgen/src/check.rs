@@ -1,6 +1,9 @@
 //! The differential check: merge a module with fmerge in every mode, verify the output with
-//! `opt-22`, run the original and each merged module and compare exit status, stdout and
-//! stderr byte for byte.
+//! `opt-22`, run the original and each merged module in every way of executing it (by default
+//! `lli-22` and a native executable built by `clang++-22 -O2`, whose optimizer and code
+//! generator exploit attributes, metadata, flags and lifetime markers) and compare exit status,
+//! stdout and stderr byte for byte. The original must behave the same in every way first: a
+//! difference there is undefined behaviour in the generated program, a generator bug.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -14,16 +17,38 @@ pub struct Tools {
     pub opt: String,
     pub lli: String,
     pub clang: String,
-    /// How modules run: with `lli-22` (the default) or compiled by `clang++-22`.
-    pub exec: Exec,
+    /// How modules run: every module runs in each of these ways (default: `lli-22` and
+    /// native code from `clang++-22 -O2`).
+    pub execs: Vec<Exec>,
     /// Per-process time limit.
     pub timeout: Duration,
 }
 
+/// A way of running a module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exec {
+    /// `lli-22` (code generation without the optimization pipeline).
     Lli,
-    Clang,
+    /// `clang++-22 -O0`: native code, no optimization.
+    ClangO0,
+    /// `clang++-22 -O2`: the whole optimization pipeline and code generation at -O2, linked
+    /// natively; where facts a merge kept wrongly change what the program does.
+    ClangO2,
+}
+
+impl Exec {
+    pub fn name(self) -> &'static str {
+        match self {
+            Exec::Lli => "lli",
+            Exec::ClangO0 => "O0",
+            Exec::ClangO2 => "O2",
+        }
+    }
+
+    /// `lli`, `O0` or `O2`.
+    pub fn parse(s: &str) -> Option<Exec> {
+        [Exec::Lli, Exec::ClangO0, Exec::ClangO2].into_iter().find(|e| e.name() == s)
+    }
 }
 
 impl Tools {
@@ -33,7 +58,7 @@ impl Tools {
             opt: "opt-22".into(),
             lli: "lli-22".into(),
             clang: "clang++-22".into(),
-            exec: Exec::Lli,
+            execs: vec![Exec::Lli, Exec::ClangO2],
             timeout: Duration::from_secs(120),
         }
     }
@@ -61,6 +86,9 @@ pub const MODES: &[Mode] = &[
 pub enum Kind {
     /// The generated input itself is bad (a generator bug, not an fmerge bug).
     Input,
+    /// The original program behaves differently under two ways of running it (`lli-22` and
+    /// `-O2`): undefined behaviour in the generated input, a generator bug.
+    InputUb,
     /// fmerge exited with an error, a signal or a panic.
     Crash,
     /// fmerge's output fails `opt-22 -passes=verify`.
@@ -157,22 +185,28 @@ pub fn verify(tools: &Tools, m: &Path) -> Result<(), String> {
     if r.0 == 0 { Ok(()) } else { Err(text(&r.2)) }
 }
 
-/// Runs a module (`lli-22`, or compiled with `clang++-22` in `dir`).
-pub fn execute(tools: &Tools, m: &Path, dir: &Path) -> Result<Run, String> {
-    match tools.exec {
-        Exec::Lli => run(Command::new(&tools.lli).arg(m), tools.timeout),
-        Exec::Clang => {
-            let exe = dir.join(format!("{}.exe", m.file_name().unwrap().to_string_lossy()));
-            let c = run(
-                Command::new(&tools.clang).arg("-O0").arg("-w").arg(m).arg("-o").arg(&exe),
-                tools.timeout,
-            )?;
-            if c.0 != 0 {
-                return Err(format!("clang failed: {}", text(&c.2)));
-            }
-            run(&mut Command::new(&exe), tools.timeout)
-        }
+/// Runs a module in one way (compiled executables go to `dir`).
+pub fn execute(tools: &Tools, exec: Exec, m: &Path, dir: &Path) -> Result<Run, String> {
+    let level = match exec {
+        Exec::Lli => return run(Command::new(&tools.lli).arg(m), tools.timeout),
+        Exec::ClangO0 => "-O0",
+        Exec::ClangO2 => "-O2",
+    };
+    let exe = dir.join(format!("{}{level}.exe", m.file_name().unwrap().to_string_lossy()));
+    let c = run(
+        Command::new(&tools.clang).arg(level).arg("-w").arg(m).arg("-o").arg(&exe),
+        tools.timeout,
+    )?;
+    if c.0 != 0 {
+        return Err(format!("clang {level} failed: {}", text(&c.2)));
     }
+    let r = run(&mut Command::new(&exe), tools.timeout);
+    let _ = std::fs::remove_file(&exe);
+    r
+}
+
+fn show(r: &Run) -> String {
+    format!("exit {}\n--- stdout\n{}\n--- stderr\n{}", r.0, text(&r.1), text(&r.2))
 }
 
 /// Runs fmerge on `input` in `mode`, writing `out` and `report`.
@@ -223,13 +257,40 @@ pub fn check(tools: &Tools, input: &Path, dir: &Path, plan: &Plan<'_>) -> Result
     let fail = |mode: &str, kind: Kind, detail: String| Failure { mode: mode.into(), kind, detail };
     verify(tools, input).map_err(|e| fail("input", Kind::Input, e))?;
     let mut stats = Stats::default();
+    // The reference: the original, the same in every way of running it.
     let reference = if plan.execute {
-        let r = execute(tools, input, dir).map_err(|e| fail("input", Kind::Input, e))?;
-        stats.executions += 1;
-        if r.0 < 0 || r.1.is_empty() {
-            return Err(fail("input", Kind::Input, format!("the original run failed: {r:?}")));
+        let mut first: Option<(Exec, Run)> = None;
+        for &exec in &tools.execs {
+            let r = execute(tools, exec, input, dir).map_err(|e| fail("input", Kind::Input, e))?;
+            stats.executions += 1;
+            if r.0 < 0 || r.1.is_empty() {
+                return Err(fail(
+                    "input",
+                    Kind::Input,
+                    format!("the original run ({}) failed: {}", exec.name(), show(&r)),
+                ));
+            }
+            match &first {
+                None => first = Some((exec, r)),
+                Some((e0, r0)) if *r0 != r => {
+                    return Err(fail(
+                        "input",
+                        Kind::InputUb,
+                        format!(
+                            "the original behaves differently under {} and {}\n=== {}\n{}\n=== {}\n{}",
+                            e0.name(),
+                            exec.name(),
+                            e0.name(),
+                            show(r0),
+                            exec.name(),
+                            show(&r)
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
         }
-        Some(r)
+        first.map(|(_, r)| r)
     } else {
         None
     };
@@ -248,21 +309,25 @@ pub fn check(tools: &Tools, input: &Path, dir: &Path, plan: &Plan<'_>) -> Result
         stats.skipped += skipped;
         stats.per_mode.push((mode.name, merged));
         if let Some(want) = &reference {
-            let got = execute(tools, &out, dir).map_err(|e| fail(mode.name, Kind::Behaviour, e))?;
-            stats.executions += 1;
-            if &got != want {
-                return Err(fail(
-                    mode.name,
-                    Kind::Behaviour,
-                    format!(
-                        "exit {} vs {}\n--- original stdout\n{}\n--- merged stdout\n{}\n--- merged stderr\n{}",
-                        want.0,
-                        got.0,
-                        text(&want.1),
-                        text(&got.1),
-                        text(&got.2)
-                    ),
-                ));
+            for &exec in &tools.execs {
+                let got = execute(tools, exec, &out, dir)
+                    .map_err(|e| fail(mode.name, Kind::Behaviour, e))?;
+                stats.executions += 1;
+                if &got != want {
+                    return Err(fail(
+                        mode.name,
+                        Kind::Behaviour,
+                        format!(
+                            "run with {}: exit {} vs {}\n--- original stdout\n{}\n--- merged stdout\n{}\n--- merged stderr\n{}",
+                            exec.name(),
+                            want.0,
+                            got.0,
+                            text(&want.1),
+                            text(&got.1),
+                            text(&got.2)
+                        ),
+                    ));
+                }
             }
         }
         if plan.determinism && mode.name == plan.modes[0].name {

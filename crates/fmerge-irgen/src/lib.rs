@@ -11,10 +11,14 @@
 //!   globals, operators, operands, statements, blocks, loops, switches, flags, types,
 //!   linkage).
 //! - [`emit`]: lowering to SSA-form IR with phis, loops, switches and invoke/landingpad.
-//! - [`module`]: a module with helpers (pure, logging, throwing), globals and `main`.
+//! - [`alloc`]: Rust-style vector code (`RawVec` grow paths, `finish_grow`, malloc/realloc,
+//!   lifetime-marked scratch slots), instantiated per element type.
+//! - [`module`]: a module with helpers (pure, logging, throwing, fact helpers), globals,
+//!   fact tables and `main`.
 //! - [`stress`]: `llvm-stress-22` modules with perturbed copies of their function.
 //! - [`check`]: merge in every mode, verify, execute, compare.
 
+pub mod alloc;
 pub mod ast;
 pub mod check;
 pub mod emit;

@@ -27,6 +27,23 @@ struct Gen {
     /// No invoke/landingpad.
     #[arg(long)]
     no_eh: bool,
+    /// No stack slots with lifetime markers.
+    #[arg(long)]
+    no_slots: bool,
+    /// No facts (attributes, metadata, flags, assumes) and no pointer parameters.
+    #[arg(long)]
+    no_facts: bool,
+    /// Rust-style vector instances (RawVec grow paths).
+    #[arg(long, default_value_t = 3)]
+    alloc: usize,
+    /// Emit every declared fact even where it does not hold (a control: the program then has
+    /// undefined behaviour that -O2 exposes).
+    #[arg(long)]
+    unchecked: bool,
+    /// Ignore the shape options above and use the shape the soak and tests/generated.rs use
+    /// for the seed.
+    #[arg(long)]
+    shaped: bool,
 }
 
 #[derive(clap::Args, Clone)]
@@ -34,9 +51,10 @@ struct Run {
     /// The fmerge binary to test.
     #[arg(long, default_value = "target/release/fmerge")]
     fmerge: PathBuf,
-    /// Run modules compiled by clang++-22 instead of lli-22.
-    #[arg(long)]
-    clang: bool,
+    /// How every module runs (comma-separated): lli (lli-22), O2 (clang++-22 -O2, native),
+    /// O0 (clang++-22 -O0, native). The original must behave the same in all of them.
+    #[arg(long, value_delimiter = ',', default_value = "lli,O2")]
+    exec: Vec<String>,
     /// Only these modes (comma-separated names; default all).
     #[arg(long, value_delimiter = ',')]
     modes: Vec<String>,
@@ -89,14 +107,32 @@ enum Cmd {
 }
 
 fn config(seed: u64, g: &Gen) -> Config {
-    Config { seed, families: g.families, max_members: g.members, inputs: g.inputs, eh: !g.no_eh }
+    let mut c = if g.shaped {
+        Config::shaped(seed)
+    } else {
+        Config {
+            seed,
+            families: g.families,
+            max_members: g.members,
+            inputs: g.inputs,
+            eh: !g.no_eh,
+            slots: !g.no_slots,
+            facts: !g.no_facts,
+            alloc: g.alloc,
+            unchecked: false,
+        }
+    };
+    c.unchecked = g.unchecked;
+    c
 }
 
 fn tools(r: &Run) -> Tools {
     let mut t = Tools::new(&r.fmerge);
-    if r.clang {
-        t.exec = Exec::Clang;
-    }
+    t.execs = r
+        .exec
+        .iter()
+        .map(|e| Exec::parse(e).unwrap_or_else(|| panic!("unknown --exec {e} (lli, O2, O0)")))
+        .collect();
     t
 }
 
@@ -162,6 +198,8 @@ struct Totals {
     merged: u64,
     skipped: u64,
     input_rejects: u64,
+    /// Originals that behave differently under lli and -O2 (generator bugs).
+    input_ub: u64,
     failures: u64,
 }
 
@@ -184,13 +222,7 @@ fn soak(
             break;
         }
         // Vary the shape with the seed.
-        let cfg = Config {
-            seed,
-            families: 2 + (seed % 5) as usize,
-            max_members: 2 + (seed / 5 % 4) as usize,
-            inputs: 48,
-            eh: !seed.is_multiple_of(3),
-        };
+        let cfg = Config::shaped(seed);
         let m = generate(&cfg);
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("in.ll");
@@ -207,10 +239,10 @@ fn soak(
                 t.skipped += s.skipped as u64;
             }
             Err(f) => {
-                if f.kind == check::Kind::Input {
-                    t.input_rejects += 1;
-                } else {
-                    t.failures += 1;
+                match f.kind {
+                    check::Kind::Input => t.input_rejects += 1,
+                    check::Kind::InputUb => t.input_ub += 1,
+                    _ => t.failures += 1,
                 }
                 let keep = out.join(format!("seed-{seed}"));
                 std::fs::create_dir_all(&keep).unwrap();
@@ -221,9 +253,10 @@ fn soak(
                 )
                 .unwrap();
                 println!(
-                    "seed {seed}: FAIL {:?} in mode {} (saved in {})",
+                    "seed {seed}: FAIL {:?} in mode {}: {} (saved in {})",
                     f.kind,
                     f.mode,
+                    f.detail.lines().next().unwrap_or(""),
                     keep.display()
                 );
             }
@@ -267,13 +300,18 @@ fn soak(
         }
     }
     summary(&t, t0, true);
-    if t.failures == 0 { std::process::ExitCode::SUCCESS } else { std::process::ExitCode::FAILURE }
+    if t.failures == 0 && t.input_ub == 0 {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
 }
 
 fn summary(t: &Totals, t0: Instant, last: bool) {
     println!(
         "{}{} generated modules ({} functions), {} llvm-stress modules, {} fmerge runs, {} executions \
-         ({} function calls), {} functions merged away, {} skip reasons, {} inputs rejected, {} failures, {:.0} s",
+         ({} function calls), {} functions merged away, {} skip reasons, {} inputs rejected, \
+         {} inputs with undefined behaviour, {} failures, {:.0} s",
         if last { "total: " } else { "so far: " },
         t.modules,
         t.functions,
@@ -284,6 +322,7 @@ fn summary(t: &Totals, t0: Instant, last: bool) {
         t.merged,
         t.skipped,
         t.input_rejects,
+        t.input_ub,
         t.failures,
         t0.elapsed().as_secs_f64()
     );

@@ -41,8 +41,6 @@ struct Fact {
     f_ret: &'static str,
 }
 
-const SELECT_LT4: &str = "  %c = icmp ult i32 %w, 4\n  %v = select i1 %c, i32 10, i32 1000\n";
-
 const FACTS: &[Fact] = &[
     Fact {
         name: "param-range",

@@ -1,10 +1,14 @@
 //! Generated-IR differential testing with fixed seeds: families of similar functions from
 //! `fmerge-irgen` (constants, callees, operators, statements, blocks, loops, switches, phis,
-//! invoke/landingpad, types and linkage mutated), merged in every mode (identical, constants,
-//! all with estimate and exact pricing, whole-program, exhaustive search), checked by
-//! `opt-22 -passes=verify`, run with `lli-22` and compared byte for byte with the original;
-//! plus `llvm-stress-22` modules (merged and verified). The long version is
-//! `fmerge-irgen soak` (docs/RELIABILITY.md).
+//! invoke/landingpad, types, linkage, stack slots with lifetime markers, and facts that differ
+//! between members: parameter, return and call-site attributes, metadata, poison and
+//! fast-math flags, `llvm.assume`, pointer parameters passed misaligned, null or aliased) and
+//! Rust-style vector code (`RawVec` grow paths with per-type `range` attributes), merged in
+//! every mode (identical, constants, all with estimate and exact pricing, whole-program,
+//! exhaustive search), checked by `opt-22 -passes=verify`, run with `lli-22` and as native code
+//! built by `clang++-22 -O2` (which exploits the facts) and compared byte for byte with the
+//! original, which must itself behave the same both ways; plus `llvm-stress-22` modules (merged
+//! and verified). The long version is `fmerge-irgen soak` (docs/RELIABILITY.md).
 
 use fmerge_irgen::check::{self, MODES, Plan, Tools};
 use fmerge_irgen::{Config, generate, stress};
@@ -13,15 +17,9 @@ fn tools() -> Tools {
     Tools::new(env!("CARGO_BIN_EXE_fmerge"))
 }
 
-/// The same shapes as the soak uses for a seed.
+/// The same shapes as the soak uses for a seed (slots, facts and vector code vary with it).
 fn config(seed: u64) -> Config {
-    Config {
-        seed,
-        families: 2 + (seed % 5) as usize,
-        max_members: 2 + (seed / 5 % 4) as usize,
-        inputs: 48,
-        eh: !seed.is_multiple_of(3),
-    }
+    Config::shaped(seed)
 }
 
 fn check_seeds(seeds: std::ops::Range<u64>) -> (usize, usize, usize) {
@@ -47,20 +45,17 @@ fn check_seeds(seeds: std::ops::Range<u64>) -> (usize, usize, usize) {
                 std::fs::write(&keep, &m.ll).unwrap();
                 panic!(
                     "seed {seed}: {f}\ninput saved as {}\nreproduce: cargo run --release -p \
-                     fmerge-irgen -- check --seed {seed} --families {} --members {}{} --fmerge \
-                     target/release/fmerge\n{}",
+                     fmerge-irgen -- check --seed {seed} --shaped --fmerge target/release/fmerge\n{}",
                     keep.display(),
-                    config(seed).families,
-                    config(seed).max_members,
-                    if config(seed).eh { "" } else { " --no-eh" },
                     m.notes.join("\n")
                 );
             }
         }
     }
     eprintln!(
-        "seeds {range:?}: {funcs} generated functions, {runs} fmerge runs, {execs} lli runs \
-         ({calls} function calls), {merged} functions merged away, 0 differences"
+        "seeds {range:?}: {funcs} generated functions, {runs} fmerge runs, {execs} executions \
+         (lli-22 and clang -O2; {calls} function calls), {merged} functions merged away, \
+         0 differences"
     );
     (merged, runs, execs)
 }
@@ -69,7 +64,9 @@ fn check_seeds(seeds: std::ops::Range<u64>) -> (usize, usize, usize) {
 fn generated_families_behave_the_same_after_merging_seeds_0_to_9() {
     let (merged, runs, execs) = check_seeds(0..10);
     assert_eq!(runs, 10 * MODES.len() + 3, "every mode ran (and three determinism reruns)");
-    assert_eq!(execs, 10 * (MODES.len() + 1));
+    // The original and every mode's output, each with lli-22 and native code at -O2.
+    assert_eq!(execs, 10 * (MODES.len() + 1) * tools().execs.len());
+    assert_eq!(tools().execs, [check::Exec::Lli, check::Exec::ClangO2]);
     // The families are built to be merged: a run that merges nothing tests nothing.
     assert!(merged > 100, "only {merged} functions merged over 10 seeds");
 }
