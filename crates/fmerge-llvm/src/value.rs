@@ -458,6 +458,30 @@ impl<'m> Value<'m> {
             !c::LLVMGetEnumAttributeAtIndex(self.raw(), u32::MAX, kind).is_null()
         }
     }
+    /// The value of a string function attribute (e.g. `"target-features"`), if it has one.
+    pub fn fn_string_attr(self, name: &str) -> Option<String> {
+        assert!(self.is_function());
+        // SAFETY: live function (checked); LLVM copies nothing, the value is read at once.
+        unsafe {
+            let a = c::LLVMGetStringAttributeAtIndex(
+                self.raw(),
+                u32::MAX,
+                name.as_ptr() as *const _,
+                name.len() as u32,
+            );
+            if a.is_null() {
+                return None;
+            }
+            let mut len = 0u32;
+            let p = c::LLVMGetStringAttributeValue(a, &mut len);
+            let bytes = if p.is_null() {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(p as *const u8, len as usize)
+            };
+            Some(String::from_utf8_lossy(bytes).into_owned())
+        }
+    }
     /// Adds an enum function attribute by name (e.g. `noinline`).
     pub fn add_fn_attr(self, name: &str) {
         // SAFETY: live function; attribute made in the function's context.

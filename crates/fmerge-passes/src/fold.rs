@@ -211,10 +211,31 @@ pub fn write_forwarding_body<'m>(
 /// `.text`, static / PIC): QuickJS-ng -1,005 / -3,095 bytes, SQLite +11 / +11, the other seven
 /// unchanged. A bound of 2,000 cost fd 1.3 KB and tokei 0.4 KB: in mid-sized callers the
 /// rewritten calls are usually cheaper than thunks.
-pub fn rewritable_call_sites<'m>(vis: &Visibility<'m>, f: Value<'m>) -> Option<usize> {
+///
+/// `args` are the arguments the rewritten calls would pass (see [`rewrite_call_sites`]). The
+/// values fmerge adds (`Arg::Value`) must reach the body the way the body expects them, and
+/// how a vector or floating-point value is passed depends on the target features of the
+/// *caller* as well as the callee: an AVX2 function's `<32 x i8>` parameter arrives in one
+/// YMM register, while a caller compiled without AVX passes it in two XMM registers. So when
+/// an added value is not an integer or a pointer, every caller must have the callee's
+/// [`ABI_FN_ATTRS`] (aho-corasick's `#[target_feature(enable = "avx2")]` tests received
+/// garbage from their harness closures: issue 13). Thunks need no such rule: a thunk has its
+/// member's attributes, and members of one merge have equal target attributes.
+pub fn rewritable_call_sites<'m>(
+    vis: &Visibility<'m>,
+    f: Value<'m>,
+    args: &[Arg<'m>],
+) -> Option<usize> {
     if vis.is_externally_visible(f) || !vis.is_erasable_when_unused(f) {
         return None;
     }
+    let feature_dependent = args.iter().any(|a| match a {
+        Arg::Param(_) => false,
+        Arg::Value(v) => !matches!(
+            v.ty().kind(),
+            fmerge_core::ir::TypeKind::Int | fmerge_core::ir::TypeKind::Pointer
+        ),
+    });
     let fn_ty = f.global_value_type();
     let users = f.users();
     for (u, k) in &users {
@@ -226,8 +247,23 @@ pub fn rewritable_call_sites<'m>(vis: &Visibility<'m>, f: Value<'m>) -> Option<u
         if !direct || u.parent_block().is_some_and(|b| vis.is_large(b.parent())) {
             return None;
         }
+        if feature_dependent && u.parent_block().is_none_or(|b| !same_abi_target(b.parent(), f))
+        {
+            return None;
+        }
     }
     Some(users.len())
+}
+
+/// The function attributes that decide how vector and floating-point arguments are passed:
+/// the register classes the target features provide, and the widest vector the function
+/// treats as legal (x86 splits wider ones).
+pub const ABI_FN_ATTRS: [&str; 3] = ["target-cpu", "target-features", "min-legal-vector-width"];
+
+/// Whether a call from `caller` to `callee` passes vector and floating-point values the way
+/// `callee` expects them: both have the same [`ABI_FN_ATTRS`].
+pub fn same_abi_target(caller: Value<'_>, callee: Value<'_>) -> bool {
+    ABI_FN_ATTRS.iter().all(|a| caller.fn_string_attr(a) == callee.fn_string_attr(a))
 }
 
 /// Replaces each direct call of `f` by a call of `body` with `args` (where `Arg::Param(k)` is

@@ -63,7 +63,7 @@ impl<'m> Proposal<'m> {
             let thunk = profit::thunk_units(a.len());
             // A rewritten call passes the arguments that are not its own.
             let extra = a.iter().filter(|x| matches!(x, Arg::Value(_))).count();
-            let sites = fold::rewritable_call_sites(vis, m).map(|n| (n * extra) as i64);
+            let sites = fold::rewritable_call_sites(vis, m, a).map(|n| (n * extra) as i64);
             match sites {
                 Some(units) if units < thunk => {
                     rewrite.push(true);
@@ -94,7 +94,7 @@ impl<'m> Proposal<'m> {
     pub fn commit(&self, module: &'m Module<'_>, vis: &Visibility<'m>) -> Vec<Member> {
         let mut out = Vec::new();
         for ((&m, args), &rewrite) in self.members.iter().zip(&self.args).zip(&self.rewrite) {
-            let disposal = if rewrite && fold::rewritable_call_sites(vis, m).is_some() {
+            let disposal = if rewrite && fold::rewritable_call_sites(vis, m, args).is_some() {
                 fold::rewrite_call_sites(module, m, self.body, args);
                 module.defer_erase(m);
                 Disposal::CallSitesRewritten
