@@ -313,6 +313,15 @@ extern "C" {
 // `zeroext` ...: what `fm_attr_key` calls the must-match part) have to agree between call
 // site and callee, and so does the alignment of a parameter passed in memory (byval, byref,
 // inalloca, preallocated).
+// Takes an instruction without uses out of its block and drops its operands, leaving a
+// parentless husk that refers to nothing (so the verifier and module copies never see it);
+// the caller deletes it later with LLVMDeleteInstruction.
+void fm_detach_instruction(LLVMValueRef I) {
+  Instruction *In = unwrap<Instruction>(I);
+  In->removeFromParent();
+  In->dropAllReferences();
+}
+
 void fm_call_like_function(LLVMValueRef Call, LLVMValueRef Fn) {
   CallBase *CB = unwrap<CallBase>(Call);
   Function *F = unwrap<Function>(Fn);

@@ -159,6 +159,9 @@ pub struct Module<'c> {
     pub(crate) inner: inkwell::module::Module<'c>,
     doomed: RefCell<Vec<LLVMValueRef>>,
     doomed_insts: RefCell<Vec<LLVMValueRef>>,
+    /// Instructions taken out of their functions by [`Module::detach_instruction`], freed at
+    /// the next sweep (a module dropped unswept leaks these few husks; they refer to nothing).
+    detached: RefCell<Vec<LLVMValueRef>>,
 }
 
 impl<'c> Module<'c> {
@@ -167,7 +170,12 @@ impl<'c> Module<'c> {
     }
 
     pub(crate) fn from_inner(inner: inkwell::module::Module<'c>) -> Module<'c> {
-        Module { inner, doomed: RefCell::new(Vec::new()), doomed_insts: RefCell::new(Vec::new()) }
+        Module {
+            inner,
+            doomed: RefCell::new(Vec::new()),
+            doomed_insts: RefCell::new(Vec::new()),
+            detached: RefCell::new(Vec::new()),
+        }
     }
 
     /// Functions (definitions and declarations) in module order.
@@ -336,6 +344,21 @@ impl<'c> Module<'c> {
         self.doomed_insts.borrow_mut().push(i.raw());
     }
 
+    /// Takes an instruction that has no uses left out of its function *now* and drops its
+    /// operands; its memory is freed at the next [`Module::sweep`], so handles to it stay valid
+    /// (it has no parent and no operands). Unlike [`Module::defer_erase_instruction`], which
+    /// leaves the instruction in place, nothing that copies the function before the sweep (a
+    /// merged body built from it, a module copy for measuring) copies the instruction too: a
+    /// replaced call left in place ran twice in a body cloned from its caller (googletest's
+    /// printers printed nested containers twice; issue 13).
+    pub fn detach_instruction(&self, i: Value<'_>) {
+        assert!(i.is_instruction() && !i.has_uses(), "detaching an instruction still in use");
+        // SAFETY: a live instruction of this module without uses (checked); it is queued once
+        // (the caller replaced it), and freed only by `sweep` or `drop`, which need `&mut self`.
+        unsafe { crate::ffi::fm_detach_instruction(i.raw()) };
+        self.detached.borrow_mut().push(i.raw());
+    }
+
     /// Erases the instructions and functions queued by [`Module::defer_erase_instruction`] and
     /// [`Module::defer_erase`] that have no uses left; returns how many functions were erased.
     /// Anything that still has uses is kept (and stays correct).
@@ -350,6 +373,11 @@ impl<'c> Module<'c> {
                     c::LLVMInstructionEraseFromParent(i);
                 }
             }
+        }
+        for i in std::mem::take(self.detached.get_mut()) {
+            // SAFETY: `&mut self`: no handle is alive; a parentless instruction without
+            // operands or uses, queued once by `detach_instruction`.
+            unsafe { c::LLVMDeleteInstruction(i) }
         }
         let doomed = std::mem::take(self.doomed.get_mut());
         let mut erased = 0;

@@ -247,8 +247,7 @@ pub fn rewritable_call_sites<'m>(
         if !direct || u.parent_block().is_some_and(|b| vis.is_large(b.parent())) {
             return None;
         }
-        if feature_dependent && u.parent_block().is_none_or(|b| !same_abi_target(b.parent(), f))
-        {
+        if feature_dependent && u.parent_block().is_none_or(|b| !same_abi_target(b.parent(), f)) {
             return None;
         }
     }
@@ -294,7 +293,9 @@ pub fn rewrite_call_sites<'m>(
         if call.has_uses() {
             call.replace_all_uses_with(new);
         }
-        module.defer_erase_instruction(call);
+        // Out of the caller now: a merged body cloned from the caller before the next sweep
+        // must not run the old call as well as the new one.
+        module.detach_instruction(call);
     }
 }
 
