@@ -64,7 +64,8 @@ MODES = {
     "exact": ["--profit", "exact"],
     "exhaustive": ["--search", "exhaustive"],
 }
-VALGRIND = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=no"]
+VALGRIND = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=no",
+            f"--suppressions={HERE / 'valgrind.supp'}"]
 TEST_LINE = re.compile(r"^test (.+?) \.\.\. (ok|FAILED|ignored(?:, .*)?)$", re.M)
 
 
