@@ -22,8 +22,9 @@ module and for `fmerge opt` in every mode:
 and run. Every check's outcome (gtest: each test; oniguruma: each pattern line; minicheck:
 the checks and failures; liblzma: the exit status), the exit status and, except for gtest
 (whose output holds timings), the whole standard output must be those of the unmerged build.
-The default mode's binary also runs under valgrind memcheck: a memory error counts unless
-the unmerged binary has the same one.
+No mode's .text may be larger than the unmerged build's. Every distinct merged binary also
+runs under valgrind memcheck: a memory error counts unless the unmerged binary has the same
+one.
 
     python3 bench/testsuites/csuites.py                         # everything (make reliability)
     python3 bench/testsuites/csuites.py oniguruma --modes default
@@ -341,29 +342,30 @@ def run_program(s: CSuite, root: Path, version: str, p: Program, modes: list[str
         res["modes"][mode] = m
         log(f"  {mode}: {m['merges']} merges, .text {res['text_before']} -> {m['text_after']}, "
             f"{m['passed']} passed, {len(m['differences'])} differences ({m['fmerge_secs']} s)")
-    if valgrind and "default" in res["modes"] and "error" not in res["modes"]["default"]:
-        vg = run(d / "default.exe", root, p.args, wrapper=ts.VALGRIND, timeout=1800)
-        v = {"status": vg["status"], "secs": vg["secs"]}
-        if not vg["memcheck"] and vg["status"] == base["status"]:
-            v["result"] = "clean"
-        else:
-            # Reports the unmerged build has too (same kinds, same number) are not fmerge's.
-            bvg = run(base_exe, root, p.args, wrapper=ts.VALGRIND, timeout=1800)
-            v["baseline_status"] = bvg["status"]
-            same = bvg["status"] == vg["status"] and bvg["memcheck"] == vg["memcheck"]
-            v["result"] = "same as unmerged" if same else "ERRORS"
-            v["reports"] = vg["memcheck"][:20]
-            v["baseline_reports"] = bvg["memcheck"][:20]
-            v["stderr_tail"] = vg["stderr_tail"][-1500:]
-        res["valgrind"] = v
-        log(f"  valgrind (default): {v['result']} ({v['secs']} s)")
+    if valgrind:
+        def check(exe: Path) -> dict:
+            vg = run(exe, root, p.args, wrapper=ts.VALGRIND, timeout=1800)
+            v = {"status": vg["status"], "secs": vg["secs"]}
+            if not vg["memcheck"] and vg["status"] == base["status"]:
+                v["result"] = "clean"
+            else:
+                # Reports the unmerged build has too (same kinds, same number) are not fmerge's.
+                bvg = run(base_exe, root, p.args, wrapper=ts.VALGRIND, timeout=1800)
+                v["baseline_status"] = bvg["status"]
+                same = bvg["status"] == vg["status"] and bvg["memcheck"] == vg["memcheck"]
+                v["result"] = "same as unmerged" if same else "ERRORS"
+                v["reports"] = vg["memcheck"][:20]
+                v["baseline_reports"] = bvg["memcheck"][:20]
+                v["stderr_tail"] = vg["stderr_tail"][-1500:]
+            return v
+        ts.valgrind_each(res, d, modes, check)
     res["secs"] = round(time.time() - t0, 1)
     return res
 
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "table":
-        data = json.loads(Path(sys.argv[2]).read_text())
+        data = ts.combine(sys.argv[2:])
         print(ts.table(data["results"], data["modes"]).replace("| crate |", "| suite |", 1))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -16,9 +16,10 @@ rustc's link line). Then, for the unmerged module and for `fmerge opt` in every 
     cc <rustc's link line, with M.o in place of rustc's object>
 
 and runs the test binary in the crate's directory. Every test's outcome (ok, FAILED,
-ignored) and the exit status must be those of the unmerged build. The binary of the default
-mode also runs once under valgrind memcheck; a memory error counts as a failure unless the
-unmerged binary has the same error under valgrind.
+ignored) and the exit status must be those of the unmerged build, and no mode's .text may
+be larger than the unmerged build's. Every distinct merged binary also runs once under
+valgrind memcheck; a memory error counts as a failure unless the unmerged binary has the
+same error under valgrind.
 
 Modes (`--modes`): default (fmerge opt), whole-program (--whole-program), exact
 (--profit exact), exhaustive (--search exhaustive).
@@ -399,24 +400,60 @@ def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
         log(f"  {mode}: {m['merges']} merges, .text {res['text_before']} -> {m['text_after']}, "
             f"{m['passed']} passed, {m['failed']} failed, "
             f"{len(m['differences'])} differences ({m['fmerge_secs']} s)")
-    if valgrind and "default" in res["modes"] and "error" not in res["modes"]["default"]:
-        vg = run_tests(d / "default.exe", src, s.skip, wrapper=VALGRIND, timeout=1500, program=prog)
-        v = {"status": vg["status"], "secs": vg["secs"]}
-        # A memcheck report makes the run exit 99; a timeout or another status is compared
-        # with the unmerged binary under valgrind.
-        if vg["status"] == 0 and not differences(base, vg):
-            v["result"] = "clean"
-        else:
-            bvg = run_tests(d / "base.exe", src, s.skip, wrapper=VALGRIND, timeout=1500, program=prog)
-            same = bvg["status"] == vg["status"] and not differences(bvg, vg)
-            v["baseline_status"] = bvg["status"]
-            v["result"] = "same as unmerged" if same else "ERRORS"
-            v["stderr_tail"] = vg["stderr_tail"][-1500:]
-            v["differences"] = differences(bvg, vg)
-        res["valgrind"] = v
-        log(f"  valgrind (default): {v['result']} ({v['secs']} s)")
+    if valgrind:
+        def check(exe: Path) -> dict:
+            vg = run_tests(exe, src, s.skip, wrapper=VALGRIND, timeout=1500, program=prog)
+            v = {"status": vg["status"], "secs": vg["secs"]}
+            # A memcheck report makes the run exit 99; a timeout or another status is
+            # compared with the unmerged binary under valgrind.
+            if vg["status"] == 0 and not differences(base, vg):
+                v["result"] = "clean"
+            else:
+                bvg = run_tests(d / "base.exe", src, s.skip, wrapper=VALGRIND, timeout=1500,
+                                program=prog)
+                same = bvg["status"] == vg["status"] and not differences(bvg, vg)
+                v["baseline_status"] = bvg["status"]
+                v["result"] = "same as unmerged" if same else "ERRORS"
+                v["stderr_tail"] = vg["stderr_tail"][-1500:]
+                v["differences"] = differences(bvg, vg)
+            return v
+        valgrind_each(res, d, modes, check)
     res["secs"] = round(time.time() - t0, 1)
     return res
+
+
+def valgrind_each(res: dict, d: Path, modes: list[str], check) -> None:
+    """Runs every distinct merged binary of one target once under valgrind memcheck.
+
+    `check(exe)` runs one binary and returns {"result": "clean" | "same as unmerged" |
+    "ERRORS", ...}. Modes whose object file is byte for byte an earlier mode's (the default
+    and --whole-program often are) share its result. res["valgrind"] is the worst result over
+    the modes, with "binaries" = how many ran."""
+    seen: dict[str, str] = {}
+    for mode in modes:
+        x = res["modes"].get(mode)
+        if x is None or "error" in x:
+            continue
+        h = hashlib.sha256((d / f"{mode}.o").read_bytes()).hexdigest()
+        if h in seen:
+            x["valgrind"] = {"result": res["modes"][seen[h]]["valgrind"]["result"],
+                             "same_binary_as": seen[h]}
+            continue
+        seen[h] = mode
+        x["valgrind"] = check(d / f"{mode}.exe")
+        log(f"  valgrind ({mode}): {x['valgrind']['result']} ({x['valgrind'].get('secs')} s)")
+    got = [x["valgrind"] for x in res["modes"].values() if "valgrind" in x]
+    if not got:
+        return
+    rank = {"ERRORS": 0, "same as unmerged": 1, "clean": 2}
+    worst = min(got, key=lambda v: rank.get(v["result"], 0))
+    res["valgrind"] = {**worst, "binaries": len(seen)}
+
+
+def larger(res: dict) -> list[str]:
+    """The modes whose merged .text is larger than the unmerged build's ("never larger")."""
+    return [m for m, x in res["modes"].items()
+            if "text_after" in x and x["text_after"] > res.get("text_before", 0)]
 
 
 def ok(res: dict) -> bool:
@@ -425,6 +462,8 @@ def ok(res: dict) -> bool:
     if any(m.get("differences") for m in res["modes"].values()):
         return False
     if res.get("valgrind", {}).get("result") == "ERRORS":
+        return False
+    if larger(res):
         return False
     return True
 
@@ -436,7 +475,8 @@ def table(results: list[dict], modes: list[str]) -> str:
         k = (r["crate"], r["version"])
         row = rows.setdefault(k, {"area": r["area"], "targets": 0, "tests": 0, "base": 0,
                                   "modes": {m: [0, 0] for m in modes}, "vg": [],
-                                  "before": 0, "after": {m: 0 for m in modes}, "err": []})
+                                  "before": 0, "after": {m: 0 for m in modes}, "err": [],
+                                  "larger": []})
         if r.get("error"):
             row["err"].append(r["target"])
             continue
@@ -454,9 +494,10 @@ def table(results: list[dict], modes: list[str]) -> str:
             row["modes"][m][1] += len(x["differences"])
             row["after"][m] += x["text_after"]
         row["vg"].append(r.get("valgrind", {}).get("result", "not run"))
+        row["larger"] += [f"{r['target']} {m}" for m in larger(r)]
     head = ["crate", "area", "targets", "tests run", "passed (unmerged)"]
     head += [f"passed / diffs: {m}" for m in modes]
-    head += [".text before → after (default)", "valgrind (default)"]
+    head += [".text before → after (default)", "valgrind (each merged binary)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     tot = {"targets": 0, "tests": 0, "base": 0, "modes": {m: [0, 0] for m in modes}}
     for (c, v), row in rows.items():
@@ -470,7 +511,10 @@ def table(results: list[dict], modes: list[str]) -> str:
             tot["modes"][m][1] += dcount
         a = row["after"].get("default", 0)
         pct = 100.0 * (row["before"] - a) / row["before"] if row["before"] else 0
-        cells += [f"{row['before']:,} → {a:,} (-{pct:.1f}%)", vgs]
+        size = f"{row['before']:,} → {a:,} (-{pct:.1f}%)"
+        if row["larger"]:
+            size += f" LARGER: {', '.join(row['larger'])}"
+        cells += [size, vgs]
         if row["err"]:
             cells[0] += f" (build failed: {', '.join(row['err'])})"
         lines.append("| " + " | ".join(cells) + " |")
@@ -483,9 +527,31 @@ def table(results: list[dict], modes: list[str]) -> str:
     return "\n".join(lines)
 
 
+def combine(files: list[str]) -> dict:
+    """Results of several runs (e.g. one per mode) as one: a target's modes are joined, its
+    valgrind result is the worst of the runs'."""
+    modes: list[str] = []
+    byk: dict = {}
+    for f in files:
+        data = json.loads(Path(f).read_text())
+        modes += [m for m in data["modes"] if m not in modes]
+        for r in data["results"]:
+            k = (r["crate"], r["target"])
+            if k not in byk or byk[k].get("error"):
+                byk[k] = json.loads(json.dumps(r))
+                continue
+            old = byk[k]
+            old["modes"].update(r["modes"])
+            vs = [v for v in (old.get("valgrind"), r.get("valgrind")) if v]
+            rank = {"ERRORS": 0, "same as unmerged": 1, "clean": 2}
+            if vs:
+                old["valgrind"] = min(vs, key=lambda v: rank.get(v["result"], 0))
+    return {"modes": modes, "results": list(byk.values())}
+
+
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "table":
-        data = json.loads(Path(sys.argv[2]).read_text())
+        data = combine(sys.argv[2:])
         print(table(data["results"], data["modes"]))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -561,6 +627,8 @@ def main() -> int:
                 print(f"    {m}: {dd}")
         if r.get("valgrind", {}).get("result") == "ERRORS":
             print(f"    valgrind: {r['valgrind'].get('stderr_tail', '')[-600:]}")
+        if larger(r):
+            print(f"    larger .text in: {', '.join(larger(r))}")
     return 1 if bad else 0
 
 
