@@ -69,16 +69,33 @@ impl Tools {
 pub struct Mode {
     pub name: &'static str,
     pub args: &'static [&'static str],
+    /// Let fmerge measure `.text` (no `--no-measure`) and check its promise that the output
+    /// is never larger than the input: the report's measured sizes must not grow.
+    pub measure: bool,
 }
 
-/// Every merge mode, estimate and exact pricing, whole-program mode and exhaustive search.
+/// Every merge mode, estimate and exact pricing, whole-program mode and exhaustive search,
+/// and the default options as a user runs them (measured, so also checked for size).
 pub const MODES: &[Mode] = &[
-    Mode { name: "identical", args: &["--merge", "identical", "--profit", "estimate"] },
-    Mode { name: "constants", args: &["--merge", "identical,constants", "--profit", "estimate"] },
-    Mode { name: "all-estimate", args: &["--profit", "estimate"] },
-    Mode { name: "all-exact", args: &["--profit", "exact"] },
-    Mode { name: "all-hybrid-wp", args: &["--whole-program"] },
-    Mode { name: "all-exhaustive", args: &["--profit", "estimate", "--search", "exhaustive"] },
+    Mode {
+        name: "identical",
+        args: &["--merge", "identical", "--profit", "estimate"],
+        measure: false,
+    },
+    Mode {
+        name: "constants",
+        args: &["--merge", "identical,constants", "--profit", "estimate"],
+        measure: false,
+    },
+    Mode { name: "all-estimate", args: &["--profit", "estimate"], measure: false },
+    Mode { name: "all-exact", args: &["--profit", "exact"], measure: false },
+    Mode { name: "all-hybrid-wp", args: &["--whole-program"], measure: false },
+    Mode {
+        name: "all-exhaustive",
+        args: &["--profit", "estimate", "--search", "exhaustive"],
+        measure: false,
+    },
+    Mode { name: "default", args: &[], measure: true },
 ];
 
 /// What went wrong.
@@ -97,6 +114,8 @@ pub enum Kind {
     Behaviour,
     /// Two runs of the same command gave different output or report.
     Nondeterminism,
+    /// fmerge measured its output and wrote more `.text` than its input had.
+    Larger,
 }
 
 #[derive(Clone, Debug)]
@@ -123,6 +142,8 @@ pub struct Stats {
     pub per_mode: Vec<(&'static str, usize)>,
     /// Skipped-function entries in the reports, summed over modes.
     pub skipped: usize,
+    /// Runs whose output fmerge measured and found no larger than the input.
+    pub measured: usize,
 }
 
 /// Exit status (or -signal), stdout, stderr.
@@ -225,7 +246,7 @@ pub fn fmerge(
             .arg(out)
             .arg("--report")
             .arg(report)
-            .args(["--no-measure", "-q"])
+            .args(if mode.measure { &["-q"][..] } else { &["--no-measure", "-q"][..] })
             .args(mode.args),
         tools.timeout,
     )
@@ -240,6 +261,12 @@ pub fn report_counts(report: &Path) -> (usize, usize) {
         .map(|ms| ms.iter().map(|m| m["members"].as_array().map_or(0, Vec::len)).sum())
         .unwrap_or(0);
     (merged, v["skipped"].as_array().map_or(0, Vec::len))
+}
+
+/// The measured `.text` bytes of input and output in a report (present when fmerge measured).
+pub fn report_sizes(report: &Path) -> Option<(u64, u64)> {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(report).ok()?).ok()?;
+    Some((v["text_bytes_before"].as_u64()?, v["text_bytes_after"].as_u64()?))
 }
 
 /// Options of one check.
@@ -304,6 +331,25 @@ pub fn check(tools: &Tools, input: &Path, dir: &Path, plan: &Plan<'_>) -> Result
             return Err(fail(mode.name, Kind::Crash, format!("exit {}: {}", r.0, text(&r.2))));
         }
         verify(tools, &out).map_err(|e| fail(mode.name, Kind::Verifier, e))?;
+        if mode.measure {
+            match report_sizes(&rep) {
+                Some((before, after)) if after > before => {
+                    return Err(fail(
+                        mode.name,
+                        Kind::Larger,
+                        format!(".text {before} -> {after} bytes"),
+                    ));
+                }
+                Some(_) => stats.measured += 1,
+                None => {
+                    return Err(fail(
+                        mode.name,
+                        Kind::Larger,
+                        "fmerge was asked to measure, and its report has no sizes".into(),
+                    ));
+                }
+            }
+        }
         let (merged, skipped) = report_counts(&rep);
         stats.merged += merged;
         stats.skipped += skipped;

@@ -197,6 +197,8 @@ struct Totals {
     calls: u64,
     merged: u64,
     skipped: u64,
+    /// Runs fmerge measured and found no larger than their input.
+    measured: u64,
     input_rejects: u64,
     /// Originals that behave differently under lli and -O2 (generator bugs).
     input_ub: u64,
@@ -237,6 +239,7 @@ fn soak(
                 t.calls += (s.executions * m.functions.len() * cfg.inputs) as u64;
                 t.merged += s.merged as u64;
                 t.skipped += s.skipped as u64;
+                t.measured += s.measured as u64;
             }
             Err(f) => {
                 match f.kind {
@@ -274,6 +277,7 @@ fn soak(
                         Ok(s) => {
                             t.fmerge_runs += s.fmerge_runs as u64;
                             t.merged += s.merged as u64;
+                            t.measured += s.measured as u64;
                         }
                         Err(f) if f.kind == check::Kind::Input => t.input_rejects += 1,
                         Err(f) => {
@@ -310,8 +314,8 @@ fn soak(
 fn summary(t: &Totals, t0: Instant, last: bool) {
     println!(
         "{}{} generated modules ({} functions), {} llvm-stress modules, {} fmerge runs, {} executions \
-         ({} function calls), {} functions merged away, {} skip reasons, {} inputs rejected, \
-         {} inputs with undefined behaviour, {} failures, {:.0} s",
+         ({} function calls), {} functions merged away, {} skip reasons, {} measured runs \
+         (none larger), {} inputs rejected, {} inputs with undefined behaviour, {} failures, {:.0} s",
         if last { "total: " } else { "so far: " },
         t.modules,
         t.functions,
@@ -321,6 +325,7 @@ fn summary(t: &Totals, t0: Instant, last: bool) {
         t.calls,
         t.merged,
         t.skipped,
+        t.measured,
         t.input_rejects,
         t.input_ub,
         t.failures,

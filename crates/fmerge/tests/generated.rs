@@ -5,7 +5,8 @@
 //! fast-math flags, `llvm.assume`, pointer parameters passed misaligned, null or aliased) and
 //! Rust-style vector code (`RawVec` grow paths with per-type `range` attributes), merged in
 //! every mode (identical, constants, all with estimate and exact pricing, whole-program,
-//! exhaustive search), checked by `opt-22 -passes=verify`, run with `lli-22` and as native code
+//! exhaustive search, and the default options with measured sizes, whose output must not have
+//! more `.text` than the input), checked by `opt-22 -passes=verify`, run with `lli-22` and as native code
 //! built by `clang++-22 -O2` (which exploits the facts) and compared byte for byte with the
 //! original, which must itself behave the same both ways; plus `llvm-stress-22` modules (merged
 //! and verified). The long version is `fmerge-irgen soak` (docs/RELIABILITY.md).
@@ -24,7 +25,7 @@ fn config(seed: u64) -> Config {
 
 fn check_seeds(seeds: std::ops::Range<u64>) -> (usize, usize, usize) {
     let tools = tools();
-    let (mut merged, mut runs, mut execs, mut funcs, mut calls) = (0, 0, 0, 0, 0);
+    let (mut merged, mut runs, mut execs, mut funcs, mut calls, mut measured) = (0, 0, 0, 0, 0, 0);
     let range = seeds.clone();
     for seed in seeds {
         let m = generate(&config(seed));
@@ -39,6 +40,7 @@ fn check_seeds(seeds: std::ops::Range<u64>) -> (usize, usize, usize) {
                 runs += s.fmerge_runs;
                 execs += s.executions;
                 calls += s.executions * m.functions.len() * config(seed).inputs;
+                measured += s.measured;
             }
             Err(f) => {
                 let keep = std::env::temp_dir().join(format!("fmerge-generated-seed-{seed}.ll"));
@@ -55,8 +57,10 @@ fn check_seeds(seeds: std::ops::Range<u64>) -> (usize, usize, usize) {
     eprintln!(
         "seeds {range:?}: {funcs} generated functions, {runs} fmerge runs, {execs} executions \
          (lli-22 and clang -O2; {calls} function calls), {merged} functions merged away, \
-         0 differences"
+         0 differences; {measured} measured runs, none larger"
     );
+    // The measured mode ran for every seed and its sizes were in the report.
+    assert_eq!(measured, range.count() * MODES.iter().filter(|m| m.measure).count());
     (merged, runs, execs)
 }
 
