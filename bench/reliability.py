@@ -24,6 +24,7 @@ Examples:
   python3 bench/reliability.py lua sqlite --modes all,exact --twice
   python3 bench/reliability.py --target aarch64 --modes all   # AArch64 under qemu-user
   python3 bench/reliability.py --json build/reliability/x86_64.json
+  python3 bench/reliability.py table build/reliability/x86_64.json   # a Markdown table
 
 Exit status 0 when every run merged, verified and passed its smoke workload (and was
 deterministic with --twice, memcheck-clean with --valgrind, and, with --measure, not larger
@@ -176,7 +177,28 @@ def valgrind_smoke(args, prog: str, which: list[str]) -> tuple[int, str, str, fl
                args.timeout, env={"FMERGE_SMOKE_WRAPPER": VALGRIND})
 
 
+def table(results: list[dict]) -> str:
+    """Markdown: one row per program and mode (for docs/RELIABILITY.md)."""
+    lines = ["| program | mode | functions merged away | merges | verifier | smoke cases passed "
+             "| .text before → after | valgrind | result |", "|---|---|---:|---:|---|---|---|---|---|"]
+    for r in results:
+        if r["mode"] == "unmerged-valgrind":
+            continue
+        smoke = f"{r.get('smoke_passed', '?')}/{r.get('smoke_passed', 0) + r.get('smoke_failed', 0)}"
+        tb, ta = r.get("text_before"), r.get("text_after")
+        size = f"{tb:,} → {ta:,}" if tb is not None and ta is not None else "not measured"
+        lines.append(f"| {r['program']} | {r['mode']} | {r.get('functions_merged', '-')} | "
+                     f"{r.get('merges', '-')} | {'ok' if r.get('verifies') else 'FAIL'} | {smoke} | "
+                     f"{size} | {r.get('valgrind', 'not run')} | {'ok' if r['ok'] else 'FAIL'} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["table"]:
+        for f in argv[1:]:
+            print(table(json.loads(Path(f).read_text())["results"]))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("programs", nargs="*", default=PROGRAMS)
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated (default: %(default)s)")
