@@ -422,22 +422,54 @@ def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
     return res
 
 
+# Valgrind results of merged objects checked by earlier runs (--valgrind-known), by the
+# object's sha256.
+KNOWN_VALGRIND: dict[str, dict] = {}
+
+
+def load_known_valgrind(files: list[str]) -> None:
+    """Reads the valgrind results of earlier runs' merged objects (by their sha256; for results
+    written before the hash was recorded, from the object still in the work directory)."""
+    for f in files:
+        data = json.loads(Path(f).read_text())
+        for r in data["results"]:
+            for mode, x in r.get("modes", {}).items():
+                v = x.get("valgrind")
+                if v is None and mode == "default" and r.get("valgrind"):
+                    v = r["valgrind"]  # files from before every mode had its own
+                if not v or "same_binary_as" in v or "known_from" in v:
+                    continue
+                h = x.get("object_sha256")
+                o = WORK / "runs" / f"{r['crate']}-{r['version']}" / r["target"] / f"{mode}.o"
+                if h is None and o.exists():
+                    h = hashlib.sha256(o.read_bytes()).hexdigest()
+                if h:
+                    KNOWN_VALGRIND[h] = {"result": v["result"], "known_from": f"{f} {mode}"}
+
+
 def valgrind_each(res: dict, d: Path, modes: list[str], check) -> None:
     """Runs every distinct merged binary of one target once under valgrind memcheck.
 
     `check(exe)` runs one binary and returns {"result": "clean" | "same as unmerged" |
     "ERRORS", ...}. Modes whose object file is byte for byte an earlier mode's (the default
-    and --whole-program often are) share its result. res["valgrind"] is the worst result over
-    the modes, with "binaries" = how many ran."""
+    and --whole-program often are), or one an earlier run checked (--valgrind-known), share
+    its result. res["valgrind"] is the worst result over the modes, with "binaries" = how many
+    ran."""
     seen: dict[str, str] = {}
     for mode in modes:
         x = res["modes"].get(mode)
         if x is None or "error" in x:
             continue
         h = hashlib.sha256((d / f"{mode}.o").read_bytes()).hexdigest()
+        x["object_sha256"] = h
         if h in seen:
             x["valgrind"] = {"result": res["modes"][seen[h]]["valgrind"]["result"],
                              "same_binary_as": seen[h]}
+            continue
+        if h in KNOWN_VALGRIND:
+            x["valgrind"] = dict(KNOWN_VALGRIND[h])
+            log(f"  valgrind ({mode}): {x['valgrind']['result']} (same object as "
+                f"{x['valgrind']['known_from']})")
             continue
         seen[h] = mode
         x["valgrind"] = check(d / f"{mode}.exe")
@@ -497,7 +529,8 @@ def table(results: list[dict], modes: list[str]) -> str:
         row["larger"] += [f"{r['target']} {m}" for m in larger(r)]
     head = ["crate", "area", "targets", "tests run", "passed (unmerged)"]
     head += [f"passed / diffs: {m}" for m in modes]
-    head += [".text before → after (default)", "valgrind (each merged binary)"]
+    sized = "default" if "default" in modes else modes[0]
+    head += [f".text before → after ({sized})", "valgrind (each merged binary)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     tot = {"targets": 0, "tests": 0, "base": 0, "modes": {m: [0, 0] for m in modes}}
     for (c, v), row in rows.items():
@@ -509,7 +542,7 @@ def table(results: list[dict], modes: list[str]) -> str:
             cells.append(f"{p} / {dcount}")
             tot["modes"][m][0] += p
             tot["modes"][m][1] += dcount
-        a = row["after"].get("default", 0)
+        a = row["after"].get(sized, 0)
         pct = 100.0 * (row["before"] - a) / row["before"] if row["before"] else 0
         size = f"{row['before']:,} → {a:,} (-{pct:.1f}%)"
         if row["larger"]:
@@ -562,6 +595,9 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="the subset make test runs")
     ap.add_argument("--update-locks", action="store_true")
     ap.add_argument("--json", default=str(WORK / "results.json"))
+    ap.add_argument("--valgrind-known", action="append", default=[], metavar="FILE",
+                    help="an earlier run's results: merged objects it ran under valgrind "
+                         "are not run again")
     ap.add_argument("--resume", action="store_true",
                     help="keep the targets already in the --json file (same modes), run the rest")
     a = ap.parse_args()
@@ -580,6 +616,7 @@ def main() -> int:
                 ap.error(f"unknown crate {c}")
         suites = [s for s in suites if s.crate in a.crates]
     WORK.mkdir(parents=True, exist_ok=True)
+    load_known_valgrind(a.valgrind_known)
     results: list[dict] = []
     out = Path(a.json)
     out.parent.mkdir(parents=True, exist_ok=True)
