@@ -1,10 +1,11 @@
 //! Other people's test suites under fmerge, the quick subset (`bench/testsuites/testsuites.py
 //! --quick`): serde_json 1.0.154's `tests/regression.rs` (which fmerge c783127 broke),
 //! itoa's tests, and issue 13's reproducer (`bench/testsuites/programs/regex_json`: regex and
-//! serde_json, which c783127 made abort), fetched from crates.io, built as fat-LTO modules, merged by this fmerge in
-//! the default mode and with `--whole-program`, relinked with rustc's own link line, and run:
-//! every test must have the outcome it has in the unmerged build, and the merged default
-//! build runs once under valgrind memcheck with no new error. The full run (31 crates, four
+//! serde_json, which c783127 made abort), fetched from crates.io, built as fat-LTO modules,
+//! merged by this fmerge in the default mode and with `--whole-program`, relinked with rustc's
+//! own link line, and run: every test must have the outcome it has in the unmerged build, no
+//! merged build may have more `.text`, and every distinct merged build runs once under
+//! valgrind memcheck with no new error. The full run (31 crates, four
 //! modes) is `make reliability`; its last result is in docs/RELIABILITY.md.
 //!
 //! The C side (`bench/testsuites/csuites.py`): expat's own test suite, compiled as C and as
