@@ -508,7 +508,7 @@ def table(results: list[dict], modes: list[str]) -> str:
         row = rows.setdefault(k, {"area": r["area"], "targets": 0, "tests": 0, "base": 0,
                                   "modes": {m: [0, 0] for m in modes}, "vg": [],
                                   "before": 0, "after": {m: 0 for m in modes}, "err": [],
-                                  "larger": []})
+                                  "larger": [], "not_run": set()})
         if r.get("error"):
             row["err"].append(r["target"])
             continue
@@ -519,7 +519,10 @@ def table(results: list[dict], modes: list[str]) -> str:
         row["before"] += r["text_before"]
         for m in modes:
             x = r["modes"].get(m)
-            if x is None or "error" in x:
+            if x is None:  # a combined table: this mode ran in no file for this target
+                row["not_run"].add(m)
+                continue
+            if "error" in x:
                 row["modes"][m][1] += 1
                 continue
             row["modes"][m][0] += x["passed"]
@@ -539,12 +542,14 @@ def table(results: list[dict], modes: list[str]) -> str:
         cells = [f"{c} {v}", row["area"], str(row["targets"]), str(row["tests"]), str(row["base"])]
         for m in modes:
             p, dcount = row["modes"][m]
-            cells.append(f"{p} / {dcount}")
+            cells.append("not run" if m in row["not_run"] else f"{p} / {dcount}")
             tot["modes"][m][0] += p
             tot["modes"][m][1] += dcount
         a = row["after"].get(sized, 0)
         pct = 100.0 * (row["before"] - a) / row["before"] if row["before"] else 0
         size = f"{row['before']:,} → {a:,} (-{pct:.1f}%)"
+        if sized in row["not_run"]:
+            size = "not run"
         if row["larger"]:
             size += f" LARGER: {', '.join(row['larger'])}"
         cells += [size, vgs]
@@ -562,7 +567,7 @@ def table(results: list[dict], modes: list[str]) -> str:
 
 def combine(files: list[str]) -> dict:
     """Results of several runs (e.g. one per mode) as one: a target's modes are joined, its
-    valgrind result is the worst of the runs'."""
+    valgrind result is the worst of the runs'; targets in SUITES' order."""
     modes: list[str] = []
     byk: dict = {}
     for f in files:
@@ -579,7 +584,10 @@ def combine(files: list[str]) -> dict:
             rank = {"ERRORS": 0, "same as unmerged": 1, "clean": 2}
             if vs:
                 old["valgrind"] = min(vs, key=lambda v: rank.get(v["result"], 0))
-    return {"modes": modes, "results": list(byk.values())}
+    order = {(s.crate, t): i for i, (s, t) in
+             enumerate((s, t) for s in SUITES for t in s.targets)}
+    res = sorted(byk.values(), key=lambda r: order.get((r["crate"], r["target"]), len(order)))
+    return {"modes": modes, "results": res}
 
 
 def main() -> int:
