@@ -475,11 +475,14 @@ def valgrind_each(res: dict, d: Path, modes: list[str], check) -> None:
         x["valgrind"] = check(d / f"{mode}.exe")
         log(f"  valgrind ({mode}): {x['valgrind']['result']} ({x['valgrind'].get('secs')} s)")
     got = [x["valgrind"] for x in res["modes"].values() if "valgrind" in x]
-    if not got:
-        return
+    if got:
+        res["valgrind"] = {**worst_valgrind(got), "binaries": len(seen)}
+
+
+def worst_valgrind(results: list[dict]) -> dict:
+    """The worst of several valgrind results: ERRORS, then "same as unmerged", then clean."""
     rank = {"ERRORS": 0, "same as unmerged": 1, "clean": 2}
-    worst = min(got, key=lambda v: rank.get(v["result"], 0))
-    res["valgrind"] = {**worst, "binaries": len(seen)}
+    return min(results, key=lambda v: rank.get(v["result"], 0))
 
 
 def larger(res: dict) -> list[str]:
@@ -581,9 +584,9 @@ def combine(files: list[str]) -> dict:
             old = byk[k]
             old["modes"].update(r["modes"])
             vs = [v for v in (old.get("valgrind"), r.get("valgrind")) if v]
-            rank = {"ERRORS": 0, "same as unmerged": 1, "clean": 2}
             if vs:
-                old["valgrind"] = min(vs, key=lambda v: rank.get(v["result"], 0))
+                binaries = sum(v.get("binaries", 0) for v in vs)
+                old["valgrind"] = {**worst_valgrind(vs), "binaries": binaries}
     order = {(s.crate, t): i for i, (s, t) in
              enumerate((s, t) for s in SUITES for t in s.targets)}
     res = sorted(byk.values(), key=lambda r: order.get((r["crate"], r["target"]), len(order)))
