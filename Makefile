@@ -9,16 +9,19 @@ FMERGE := target/release/fmerge
 setup:
 	@scripts/setup.sh
 
-## Build fmerge (release).
+## Build fmerge and its pass plugin (release): target/release/fmerge and
+## target/release/libfmerge_plugin.so.
 build: setup
-	$(CARGO) build --release -p fmerge
+	$(CARGO) build --release -p fmerge -p fmerge-plugin
 
 ## Shrink the bundled example program and print a before/after table.
 demo: build
 	@scripts/demo.sh
 
-## Run the whole test suite (unit, property, and end-to-end tests on C/C++ programs).
+## Run the whole test suite (unit, property, and end-to-end tests on C/C++ and Rust programs,
+## the pass plugin inside opt, clang, lld and cargo). The plugin tests use the built binaries.
 test: setup
+	$(CARGO) build --workspace --release
 	$(CARGO) test --workspace --release
 
 ## The long correctness run (docs/RELIABILITY.md; a few hours on 2 cores): the corpus in every

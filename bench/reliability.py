@@ -91,8 +91,7 @@ def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
     rep = work / f"{prog}.{mode}.json"
     res: dict = {"program": prog, "mode": mode, "target": args.target}
     cmd = [args.fmerge, "opt", str(src), "-o", str(out), "--report", str(rep), "-q"] + MODES[mode]
-    if not args.measure:
-        cmd.append("--no-measure")
+    cmd.append("--measure" if args.measure else "--no-measure")
     code, _, err, dt = run(cmd, args.timeout)
     res.update(fmerge_exit=code, fmerge_seconds=round(dt, 1))
     if code != 0:

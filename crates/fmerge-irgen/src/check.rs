@@ -69,7 +69,7 @@ impl Tools {
 pub struct Mode {
     pub name: &'static str,
     pub args: &'static [&'static str],
-    /// Let fmerge measure `.text` (no `--no-measure`) and check its promise that the output
+    /// Let fmerge measure `.text` (`--measure`) and check its promise that the output
     /// is never larger than the input: the report's measured sizes must not grow.
     pub measure: bool,
 }
@@ -246,7 +246,7 @@ pub fn fmerge(
             .arg(out)
             .arg("--report")
             .arg(report)
-            .args(if mode.measure { &["-q"][..] } else { &["--no-measure", "-q"][..] })
+            .args(if mode.measure { &["--measure", "-q"][..] } else { &["--no-measure", "-q"][..] })
             .args(mode.args),
         tools.timeout,
     )

@@ -397,9 +397,20 @@ namespace {
 struct ErrorCollector : DiagnosticHandler {
   std::string Message;
   unsigned Count = 0;
+  // Measuring and copying print nothing of their own: no optimization remarks, whatever the
+  // process asked for (inside a linker that loaded the plugin, AsmPrinter's instruction-count
+  // remarks were printed for every measured function). The real code generation reports them.
+  bool isAnalysisRemarkEnabled(StringRef) const override { return false; }
+  bool isMissedOptRemarkEnabled(StringRef) const override { return false; }
+  bool isPassedOptRemarkEnabled(StringRef) const override { return false; }
+  bool isAnyRemarkEnabled() const override { return false; }
+  // The handler this one stands in for: warnings and notes go to it, as they would have.
+  DiagnosticHandler *Previous = nullptr;
   bool handleDiagnostics(const DiagnosticInfo &DI) override {
+    if (DI.getSeverity() == DS_Remark)
+      return true;
     if (DI.getSeverity() != DS_Error)
-      return false;
+      return Previous && Previous->handleDiagnostics(DI);
     if (++Count <= 3) {
       std::string Text;
       raw_string_ostream OS(Text);
@@ -428,10 +439,15 @@ template <typename F> std::string collectErrors(LLVMContext &Ctx, F Body) {
   std::unique_ptr<DiagnosticHandler> Previous = Ctx.getDiagnosticHandler();
   auto Collector = std::make_unique<ErrorCollector>();
   ErrorCollector *Errors = Collector.get();
+  Errors->Previous = Previous.get();
   Ctx.setDiagnosticHandler(std::move(Collector));
   Body();
   std::string Message = std::move(Errors->Message);
-  Ctx.setDiagnosticHandler(std::move(Previous));
+  // LLVM offers no way to read whether the context filtered diagnostics through the handler's
+  // own `is*RemarkEnabled` before calling it (lld's LTO context does; restoring without it made
+  // lld print every remark codegen produced). Restore with filtering on: a handler is then
+  // only handed what it says it wants, which is all any handler acts on.
+  Ctx.setDiagnosticHandler(std::move(Previous), /*RespectFilters=*/true);
   return Message;
 }
 } // namespace
@@ -999,6 +1015,84 @@ int fm_functions_equal(LLVMValueRef A, LLVMValueRef B) {
   GlobalNumberState Numbers;
   FunctionComparator Cmp(unwrap<Function>(A), unwrap<Function>(B), &Numbers);
   return Cmp.compare() == 0;
+}
+
+} // extern "C"
+
+extern "C" {
+
+// Replaces everything in `Dst` with the contents of `Src` (same context), leaving `Src` empty:
+// functions, global variables, aliases and ifuncs are moved (not copied), comdats recreated in
+// `Dst`, named metadata (module flags included), inline assembly, triple, data layout and
+// source file name taken over. A pass inside someone else's process must keep working on the
+// module object the host owns; this is how a result computed in another module object
+// (the size guard's re-run, the backup taken before a failed run) gets back into it.
+void fm_move_module_contents(LLVMModuleRef DstRef, LLVMModuleRef SrcRef) {
+  Module *Dst = unwrap(DstRef);
+  Module *Src = unwrap(SrcRef);
+  // Empty Dst: first every reference between its globals, then the globals themselves.
+  Dst->dropAllReferences();
+  while (!Dst->ifunc_empty())
+    Dst->ifunc_begin()->eraseFromParent();
+  while (!Dst->alias_empty())
+    Dst->alias_begin()->eraseFromParent();
+  while (!Dst->empty())
+    Dst->begin()->eraseFromParent();
+  while (!Dst->global_empty())
+    Dst->global_begin()->eraseFromParent();
+  while (!Dst->named_metadata_empty())
+    Dst->eraseNamedMetadata(&*Dst->named_metadata_begin());
+  Dst->getComdatSymbolTable().clear();
+  // Comdats live in their module's table: give each moved object Dst's comdat of that name.
+  auto Recomdat = [&](GlobalObject &GO) {
+    if (const Comdat *C = GO.getComdat()) {
+      Comdat *D = Dst->getOrInsertComdat(C->getName());
+      D->setSelectionKind(C->getSelectionKind());
+      GO.setComdat(D);
+    }
+  };
+  for (Function &F : *Src)
+    Recomdat(F);
+  for (GlobalVariable &G : Src->globals())
+    Recomdat(G);
+  Dst->getFunctionList().splice(Dst->end(), Src->getFunctionList());
+  while (!Src->global_empty()) {
+    GlobalVariable *G = &*Src->global_begin();
+    Src->removeGlobalVariable(G);
+    Dst->insertGlobalVariable(G);
+  }
+  while (!Src->alias_empty()) {
+    GlobalAlias *A = &*Src->alias_begin();
+    Src->removeAlias(A);
+    Dst->insertAlias(A);
+  }
+  while (!Src->ifunc_empty()) {
+    GlobalIFunc *I = &*Src->ifunc_begin();
+    Src->removeIFunc(I);
+    Dst->insertIFunc(I);
+  }
+  for (NamedMDNode &N : Src->named_metadata()) {
+    NamedMDNode *D = Dst->getOrInsertNamedMetadata(N.getName());
+    for (MDNode *Op : N.operands())
+      D->addOperand(Op);
+  }
+  while (!Src->named_metadata_empty())
+    Src->eraseNamedMetadata(&*Src->named_metadata_begin());
+  Dst->setModuleInlineAsm(Src->getModuleInlineAsm());
+  Dst->setTargetTriple(Src->getTargetTriple());
+  Dst->setDataLayout(Src->getDataLayout());
+  Dst->setSourceFileName(Src->getSourceFileName());
+}
+
+} // extern "C"
+
+extern "C" {
+
+// A copy of `M` made by LLVM's cloner: it shares M's named types (a copy read back from
+// bitcode gets renamed ones, `%struct.T.0`) but not its use-list order. What a pass plugin
+// keeps to restore the host's module with `fm_move_module_contents` if merging fails.
+LLVMModuleRef fm_clone_module_sharing_types(LLVMModuleRef MRef) {
+  return wrap(CloneModule(*unwrap(MRef)).release());
 }
 
 } // extern "C"

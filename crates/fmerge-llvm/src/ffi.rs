@@ -18,6 +18,16 @@ unsafe extern "C" {
         out: *mut i64,
         n: usize,
     ) -> i64;
+    pub fn fm_move_module_contents(dst: LLVMModuleRef, src: LLVMModuleRef);
+    pub fn fm_clone_module_sharing_types(m: LLVMModuleRef) -> LLVMModuleRef;
+    pub fn fm_plugin_set_runner(
+        runner: Option<
+            unsafe extern "C" fn(LLVMModuleRef, *const crate::plugin::FmPluginOptions) -> i32,
+        >,
+    );
+    pub fn fm_plugin_register_callbacks(pass_builder: *mut c_void);
+    pub fn fm_plugin_api_version() -> u32;
+    pub fn fm_plugin_info_size() -> usize;
     pub fn fm_is_dso_local(gv: LLVMValueRef) -> i32;
     pub fn fm_set_dso_local(gv: LLVMValueRef, local: i32);
     pub fn fm_is_interposable(gv: LLVMValueRef) -> i32;

@@ -17,6 +17,7 @@
 //! - [`target`]: targets, code generation, the `.text` size ruler.
 //! - [`cost`]: TTI code-size estimates.
 //! - [`output`]: writing results atomically.
+//! - [`plugin`]: the pass plugin's registration and the host's module (`shim/plugin.cpp`).
 
 pub mod cost;
 pub mod edit;
@@ -25,6 +26,7 @@ mod ffi;
 pub mod lower;
 pub mod module;
 pub mod output;
+pub mod plugin;
 pub mod target;
 pub mod value;
 

@@ -16,6 +16,7 @@ use llvm_sys::core as c;
 use llvm_sys::prelude::LLVMValueRef;
 use std::cell::RefCell;
 use std::ffi::{CStr, CString};
+use std::mem::ManuallyDrop;
 use std::path::{Path, PathBuf};
 
 /// Major version of the LLVM this crate is built against (and the newest bitcode it reads).
@@ -52,6 +53,10 @@ fn install_fatal_error_handler() {
         // destructors under them could turn this clean exit into a crash.
         // SAFETY: ends the process; nothing runs afterwards.
         unsafe { crate::ffi::_exit(FATAL_ERROR_EXIT_CODE) }
+    }
+    // Inside a compiler or linker that loaded fmerge's pass plugin the host's handler stays.
+    if crate::plugin::is_hosted() {
+        return;
     }
     // SAFETY: installs a plain function pointer, once, before any LLVM work in this process.
     ONCE.call_once(|| unsafe {
@@ -156,7 +161,9 @@ pub fn check_bitcode(bytes: &[u8]) -> Result<()> {
 
 /// An LLVM module plus the functions queued for erasure.
 pub struct Module<'c> {
-    pub(crate) inner: inkwell::module::Module<'c>,
+    /// Freed on drop when `owned`; a host's module (a pass plugin's) is only borrowed.
+    pub(crate) inner: ManuallyDrop<inkwell::module::Module<'c>>,
+    owned: bool,
     doomed: RefCell<Vec<LLVMValueRef>>,
     doomed_insts: RefCell<Vec<LLVMValueRef>>,
     /// Instructions taken out of their functions by [`Module::detach_instruction`], freed at
@@ -171,7 +178,8 @@ impl<'c> Module<'c> {
 
     pub(crate) fn from_inner(inner: inkwell::module::Module<'c>) -> Module<'c> {
         Module {
-            inner,
+            inner: ManuallyDrop::new(inner),
+            owned: true,
             doomed: RefCell::new(Vec::new()),
             doomed_insts: RefCell::new(Vec::new()),
             detached: RefCell::new(Vec::new()),
@@ -444,6 +452,18 @@ impl<'c> Module<'c> {
         }
     }
 
+    /// A copy made by LLVM's cloner, to put back with [`Module::replace_contents`] if a
+    /// transformation fails: unlike [`Module::duplicate`] it keeps the module's named struct
+    /// types (a restored module prints exactly as before) but not the use-list order, and it
+    /// cannot fail.
+    pub fn backup(&self) -> Module<'c> {
+        // SAFETY: live module; the shim returns a fresh module in the same context that nothing
+        // else owns.
+        Module::from_inner(unsafe {
+            inkwell::module::Module::new(crate::ffi::fm_clone_module_sharing_types(self.raw()))
+        })
+    }
+
     /// A copy that keeps the bodies of `keep` only; everything else becomes a declaration.
     pub fn subset(&self, keep: &[Value<'_>]) -> Module<'c> {
         let raws: Vec<_> = keep.iter().map(|v| v.raw()).collect();
@@ -491,10 +511,46 @@ impl<'c> Module<'c> {
     }
 
     /// Links `other` into this module (it is consumed).
-    pub fn link(&mut self, other: Module<'c>, path: &Path) -> Result<()> {
+    pub fn link(&mut self, mut other: Module<'c>, path: &Path) -> Result<()> {
+        assert!(other.owned, "a host's module cannot be linked away");
+        other.owned = false;
+        // SAFETY: `other` no longer owns its module (its drop will not free it), so the module
+        // is taken exactly once, by the linker, which frees it.
+        let inner = unsafe { ManuallyDrop::take(&mut other.inner) };
         self.inner
-            .link_in_module(other.inner)
+            .link_in_module(inner)
             .map_err(|e| LlvmError::Link { path: path.to_path_buf(), message: e.to_string() })
+    }
+
+    /// Makes this module hold exactly what `other` holds (moved, not copied; both in the same
+    /// context), keeping this module's identity: a pass plugin must hand its result back in
+    /// the module object the host (clang, opt, lld) owns.
+    pub fn replace_contents(&mut self, other: Module<'c>) {
+        // SAFETY: `&mut self`: no handle into this module is alive, so the globals the shim
+        // erases here dangle nowhere; `other` is consumed, so no handle into it is alive
+        // either, and it is freed (empty) when dropped below. Both modules are live and of
+        // one context (`'c`).
+        unsafe { crate::ffi::fm_move_module_contents(self.raw(), other.raw()) };
+        self.doomed.get_mut().clear();
+        self.doomed_insts.get_mut().clear();
+        // Detached instructions are parentless husks of this module's old contents: free them.
+        for i in std::mem::take(self.detached.get_mut()) {
+            // SAFETY: as in `sweep`: a parentless instruction without operands or uses.
+            unsafe { c::LLVMDeleteInstruction(i) }
+        }
+        drop(other);
+    }
+
+    /// A module the caller owns elsewhere (a pass plugin's host): never freed by the wrapper.
+    ///
+    /// # Safety
+    /// `raw` must be a live module that outlives the returned wrapper, and nothing else may
+    /// touch it while the wrapper lives.
+    pub(crate) unsafe fn borrowed(raw: llvm_sys::prelude::LLVMModuleRef) -> Module<'c> {
+        // SAFETY: the caller's contract; `owned: false` keeps the wrapper from freeing it.
+        let mut m = Module::from_inner(unsafe { inkwell::module::Module::new(raw) });
+        m.owned = false;
+        m
     }
 
     /// Runs a new-pass-manager pipeline (e.g. `default<Oz>`, `mergefunc`) on the module.
@@ -525,6 +581,18 @@ impl<'c> Module<'c> {
             }
         }
         out
+    }
+}
+
+impl Drop for Module<'_> {
+    fn drop(&mut self) {
+        // Unswept detached instructions leak (a few husks that refer to nothing) rather than
+        // being freed here: their functions may already be gone with the module.
+        if self.owned {
+            // SAFETY: an owned module is freed exactly once, here; the field is never used
+            // again.
+            unsafe { ManuallyDrop::drop(&mut self.inner) }
+        }
     }
 }
 

@@ -242,7 +242,14 @@ pub struct OptArgs {
     /// verifying, writing) after the summary.
     #[arg(long)]
     pub timings: bool,
-    /// Do not generate code to measure .text before and after (faster).
+    /// Generate code for the whole module before and after: the summary and the report then
+    /// give the module's measured .text, and an output larger than the input as a whole is
+    /// replaced by the input. Without it only the functions that merges touched are compiled
+    /// (the size guard), which costs a fraction of the time.
+    #[arg(long, conflicts_with = "no_measure")]
+    pub measure: bool,
+    /// Generate no code at all, not even for the size guard: decisions taken on estimates
+    /// stand (fastest).
     #[arg(long)]
     pub no_measure: bool,
     /// Commit only the first N merges (numbered 1, 2, ... in the deterministic order the

@@ -40,7 +40,13 @@ pub fn run(args: OptArgs) -> Result<()> {
         gate: fmerge_passes::options::Gate { limit: args.bisect_limit, ..Default::default() },
         ..Options::default()
     };
-    let measure = if args.no_measure { Measure::Nothing } else { Measure::Text };
+    let measure = if args.no_measure {
+        Measure::Nothing
+    } else if args.measure {
+        Measure::Text
+    } else {
+        Measure::Guard
+    };
     let report =
         fmerge_passes::optimize(&mut module, &target, &opts, measure, &|m| progress.step(m))?;
     progress.step("writing output");

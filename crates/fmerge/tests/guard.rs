@@ -39,7 +39,7 @@ fn an_estimate_trusted_merge_that_loses_bytes_is_undone() {
         fmerge()
             .arg("opt")
             .arg(input())
-            .args(["--measure-budget", "0", "-q"])
+            .args(["--measure", "--measure-budget", "0", "-q"])
             .arg("-o")
             .arg(&guarded)
             .arg("--report")
@@ -55,4 +55,29 @@ fn an_estimate_trusted_merge_that_loses_bytes_is_undone() {
     assert!(vetoed[0]["bytes_after"].as_u64() > vetoed[0]["bytes_before"].as_u64());
     assert_eq!(r["merges"].as_array().unwrap().len(), 0);
     assert_eq!(r["text_bytes_after"].as_u64(), Some(before));
+}
+
+#[test]
+fn the_default_guard_measures_only_merged_functions_and_still_undoes_the_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = text_bytes(&input());
+    let out = dir.path().join("default.bc");
+    let report = dir.path().join("r.json");
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(input())
+            .args(["--measure-budget", "0", "-q"])
+            .arg("-o")
+            .arg(&out)
+            .arg("--report")
+            .arg(&report),
+    );
+    verify(&out);
+    assert!(text_bytes(&out) <= before);
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["guard"]["reruns"], 1, "{}", r["guard"]);
+    assert_eq!(r["merges"].as_array().unwrap().len(), 0);
+    // No whole-module measurement by default: the report has no module totals.
+    assert!(r["text_bytes_before"].is_null() && r["text_bytes_after"].is_null(), "{r}");
 }

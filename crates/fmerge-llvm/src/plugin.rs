@@ -1,0 +1,181 @@
+//! fmerge as an LLVM pass plugin: the Rust half of the registration in `shim/plugin.cpp`.
+//!
+//! A pass-plugin library (the `fmerge-plugin` crate) exports `llvmGetPassPluginInfo` and
+//! returns [`plugin_info`] with its [`Runner`]. LLVM then calls the runner with the module the
+//! host (clang, opt, lld) owns. Everything here keeps the host alive and its module valid:
+//! - the runner sees the host's module as an ordinary [`Module`]; if it ends with another
+//!   module object (the size guard starts again from a copy), the result is moved into the
+//!   host's module ([`Module::replace_contents`]);
+//! - a panic in the runner is caught here and reported as one warning; the module must then be
+//!   restored by the runner (it keeps a copy), which is why the runner gets `&mut Module`;
+//! - fmerge's own fatal-error handler is never installed in a host ([`set_hosted`]): the host
+//!   decides what its fatal errors do.
+
+use crate::module::Module;
+use llvm_sys::prelude::LLVMModuleRef;
+use std::ffi::{CStr, c_char, c_void};
+use std::sync::OnceLock;
+
+/// The `-fmerge-*` options, as the shim read them (`-mllvm`, linker `-mllvm`/`--plugin-opt`,
+/// opt's command line), plus the FMERGE_PLUGIN_OPTIONS environment variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PluginOptions {
+    pub merge: String,
+    pub profit: String,
+    pub search: String,
+    /// Empty: no report.
+    pub report: String,
+    /// FMERGE_PLUGIN_OPTIONS, for tools that parse `-mllvm` before loading plugins.
+    pub env: Option<String>,
+    pub whole_program: bool,
+    pub guard: bool,
+    pub verbose: bool,
+    pub place: Place,
+}
+
+/// Where in the host's pipeline the pass runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A pipeline named it (`opt -passes=fmerge`).
+    Named,
+    /// After the optimizer of a compile without LTO (`clang -fpass-plugin`).
+    Compile,
+    /// At the end of the full-LTO link pipeline: the whole linked program.
+    FullLto,
+    /// After the optimizer of one ThinLTO backend module.
+    ThinLtoBackend,
+}
+
+impl Place {
+    pub fn name(self) -> &'static str {
+        match self {
+            Place::Named => "pipeline",
+            Place::Compile => "compile",
+            Place::FullLto => "full LTO link",
+            Place::ThinLtoBackend => "ThinLTO backend",
+        }
+    }
+}
+
+/// The C layout of the options (`FmPluginOptions` in `shim/plugin.cpp`).
+#[repr(C)]
+pub struct FmPluginOptions {
+    merge: *const c_char,
+    profit: *const c_char,
+    search: *const c_char,
+    report: *const c_char,
+    env: *const c_char,
+    whole_program: i32,
+    guard: i32,
+    verbose: i32,
+    place: i32,
+}
+
+/// What a plugin does with the host's module. Returns whether the module changed. It must leave
+/// the module valid whatever happens (a panic is caught, but only the runner can restore the
+/// module it was given).
+pub type Runner = fn(&mut Module<'_>, &PluginOptions) -> bool;
+
+/// LLVM's `PassPluginLibraryInfo` (llvm/Plugins/PassPlugin.h, LLVM 22): what
+/// `llvmGetPassPluginInfo` returns. The shim checks the layout at compile time and
+/// [`plugin_info`] the size at run time.
+#[repr(C)]
+pub struct PassPluginLibraryInfo {
+    api_version: u32,
+    plugin_name: *const c_char,
+    plugin_version: *const c_char,
+    register_pass_builder_callbacks: Option<unsafe extern "C" fn(*mut c_void)>,
+    pre_codegen_callback: Option<unsafe extern "C" fn()>,
+}
+
+static RUNNER: OnceLock<Runner> = OnceLock::new();
+static HOSTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Marks this process as someone else's (a compiler or linker that loaded the plugin): fmerge
+/// then never installs its own fatal-error handler.
+pub fn set_hosted() {
+    HOSTED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether [`set_hosted`] was called.
+pub fn is_hosted() -> bool {
+    HOSTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// The plugin description to return from `llvmGetPassPluginInfo`; `runner` does the work.
+pub fn plugin_info(runner: Runner) -> PassPluginLibraryInfo {
+    set_hosted();
+    let _ = RUNNER.set(runner);
+    // SAFETY: plain functions of the shim; the runner is a function with the C signature the
+    // shim calls, which never unwinds (it catches panics).
+    let (api_version, size) = unsafe {
+        crate::ffi::fm_plugin_set_runner(Some(run_on_host_module));
+        (crate::ffi::fm_plugin_api_version(), crate::ffi::fm_plugin_info_size())
+    };
+    assert_eq!(size, std::mem::size_of::<PassPluginLibraryInfo>(), "PassPluginLibraryInfo layout");
+    PassPluginLibraryInfo {
+        api_version,
+        plugin_name: c"fmerge".as_ptr(),
+        plugin_version: concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast(),
+        register_pass_builder_callbacks: Some(register_callbacks),
+        pre_codegen_callback: None,
+    }
+}
+
+unsafe extern "C" fn register_callbacks(pass_builder: *mut c_void) {
+    // SAFETY: LLVM passes its live PassBuilder, which the shim takes as such.
+    unsafe { crate::ffi::fm_plugin_register_callbacks(pass_builder) }
+}
+
+fn c_str(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: the shim passes NUL-terminated strings that live for the call.
+    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+}
+
+unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPluginOptions) -> i32 {
+    let Some(runner) = RUNNER.get().copied() else { return 0 };
+    // SAFETY: the shim passes a live options struct for the duration of the call.
+    let o = unsafe { &*opts };
+    let options = PluginOptions {
+        merge: c_str(o.merge),
+        profit: c_str(o.profit),
+        search: c_str(o.search),
+        report: c_str(o.report),
+        env: (!o.env.is_null()).then(|| c_str(o.env)),
+        whole_program: o.whole_program != 0,
+        guard: o.guard != 0,
+        verbose: o.verbose != 0,
+        place: match o.place {
+            1 => Place::Compile,
+            2 => Place::FullLto,
+            3 => Place::ThinLtoBackend,
+            _ => Place::Named,
+        },
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: the pass manager hands us the host's live module for the duration of this
+        // call and touches it only after we return.
+        let mut module = unsafe { Module::borrowed(raw) };
+        let changed = runner(&mut module, &options);
+        if module.raw() != raw {
+            // The runner ended with another module object: move its contents into the host's.
+            // SAFETY: as above.
+            let mut host = unsafe { Module::borrowed(raw) };
+            host.replace_contents(module);
+        }
+        changed
+    }));
+    match outcome {
+        Ok(changed) => i32::from(changed),
+        Err(_) => {
+            eprintln!(
+                "fmerge: warning: internal error (a bug: please report it); the module may have \
+                 been left partly merged"
+            );
+            1
+        }
+    }
+}

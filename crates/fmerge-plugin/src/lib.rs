@@ -1,0 +1,242 @@
+//! # fmerge-plugin: fmerge inside clang, opt and lld
+//!
+//! `libfmerge_plugin.so` is an LLVM 22 pass plugin. Loaded into a tool that links
+//! `libLLVM.so.22.1` (Debian's clang-22, opt-22 and ld.lld-22 do), it runs fmerge's pipeline
+//! ([`fmerge_passes::optimize`]) on the module the tool is optimizing:
+//!
+//! - `opt-22 -load-pass-plugin=libfmerge_plugin.so -passes=fmerge in.bc -o out.bc`;
+//! - full LTO: `clang-22 -flto -fuse-ld=lld -Wl,--load-pass-plugin=libfmerge_plugin.so`, at the
+//!   end of the LTO pipeline, on the whole linked program (the linker has already internalized
+//!   what no other object or shared library can see: that is the whole-program knowledge);
+//! - a compile without LTO: `clang-22 -fpass-plugin=libfmerge_plugin.so`, after the optimizer;
+//! - ThinLTO: in each backend, on that backend's module only.
+//!
+//! The registration is C++ (`fmerge-llvm/shim/plugin.cpp`); [`run`] is what it calls.
+//! Inside someone else's process there is no worker process to catch a crash, so the rule
+//! is: never end the host, never leave it a broken module. Before merging, [`run`] keeps a
+//! copy of the module; on any error (an LLVM error, a panic, a module that fails the
+//! verifier) it puts the copy back, prints one warning and reports the module unchanged.
+
+use fmerge_llvm::Target;
+use fmerge_llvm::module::Module;
+use fmerge_llvm::plugin::{PassPluginLibraryInfo, Place, PluginOptions};
+use fmerge_passes::options::Gate;
+use fmerge_passes::pipeline::Measure;
+use fmerge_passes::{Options, ProfitMode, Report, SearchMode, Stages};
+
+/// The entry point LLVM looks up when it loads a pass plugin.
+// An exported symbol with a fixed name is what a plugin is: the one `unsafe` attribute outside
+// fmerge-llvm, and no code behind it but a safe call.
+#[unsafe(no_mangle)]
+pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
+    fmerge_llvm::plugin::plugin_info(run)
+}
+
+/// What the user asked for, after the environment variable FMERGE_PLUGIN_OPTIONS (which wins:
+/// it is the only channel some tools leave) was applied to the command-line options.
+#[derive(Debug)]
+struct Settings {
+    enabled: bool,
+    in_compiles: bool,
+    options: Options,
+    guard: bool,
+    report: Option<String>,
+    verbose: bool,
+    /// For tests of the failure path: panic after merging (the module is then half done).
+    inject_failure: bool,
+}
+
+fn settings(o: &PluginOptions) -> Result<Settings, String> {
+    let mut merge = o.merge.clone();
+    let mut profit = o.profit.clone();
+    let mut search = o.search.clone();
+    let mut report = o.report.clone();
+    let (mut whole_program, mut guard, mut verbose) = (o.whole_program, o.guard, o.verbose);
+    let (mut enabled, mut in_compiles, mut inject_failure) = (true, true, false);
+    for word in o.env.as_deref().unwrap_or("").split_whitespace() {
+        let word = word.trim_start_matches('-');
+        let (key, value) = match word.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (word, None),
+        };
+        let flag = |v: Option<&str>| match v {
+            None | Some("true") | Some("1") => Ok(true),
+            Some("false") | Some("0") => Ok(false),
+            Some(v) => Err(format!("-{key}={v}: expected true or false")),
+        };
+        let text = |v: Option<&str>| {
+            v.map(str::to_string).ok_or_else(|| format!("-{key} needs a value (-{key}=...)"))
+        };
+        match key {
+            "fmerge" => enabled = flag(value)?,
+            "fmerge-compile" => in_compiles = flag(value)?,
+            "fmerge-merge" => merge = text(value)?,
+            "fmerge-profit" => profit = text(value)?,
+            "fmerge-search" => search = text(value)?,
+            "fmerge-report" => report = text(value)?,
+            "fmerge-whole-program" => whole_program = flag(value)?,
+            "fmerge-guard" => guard = flag(value)?,
+            "fmerge-verbose" => verbose = flag(value)?,
+            "fmerge-inject-failure" => inject_failure = flag(value)?,
+            _ => return Err(format!("unknown option -{key} in FMERGE_PLUGIN_OPTIONS")),
+        }
+    }
+    let mut stages = Stages { identical: false, constants: false, similar: false };
+    for kind in merge.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+        match kind {
+            "identical" => stages.identical = true,
+            "constants" => stages.constants = true,
+            "similar" => stages.similar = true,
+            _ => return Err(format!("-fmerge-merge: unknown merge kind '{kind}'")),
+        }
+    }
+    let profit = match profit.as_str() {
+        "estimate" => ProfitMode::Estimate,
+        "hybrid" => ProfitMode::Hybrid,
+        "exact" => ProfitMode::Exact,
+        p => return Err(format!("-fmerge-profit={p}: expected estimate, hybrid or exact")),
+    };
+    let search = match search.as_str() {
+        "lsh" => SearchMode::Lsh,
+        "exhaustive" => SearchMode::Exhaustive,
+        s => return Err(format!("-fmerge-search={s}: expected lsh or exhaustive")),
+    };
+    Ok(Settings {
+        enabled,
+        in_compiles,
+        options: Options {
+            stages,
+            whole_program,
+            profit,
+            search,
+            gate: Gate::default(),
+            ..Options::default()
+        },
+        guard,
+        report: (!report.is_empty()).then_some(report),
+        verbose,
+        inject_failure,
+    })
+}
+
+/// Runs fmerge on the host's module; returns whether it changed. Never panics out, never
+/// leaves the module half-merged.
+fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
+    let s = match settings(o) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("fmerge: warning: {e}; the module was left unchanged");
+            return false;
+        }
+    };
+    if !s.enabled || (!s.in_compiles && matches!(o.place, Place::Compile | Place::ThinLtoBackend)) {
+        return false;
+    }
+    let started = std::time::Instant::now();
+    // The copy to restore on failure.
+    let backup = module.backup();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let target = Target::for_module(module, None)?;
+        let measure = if s.guard { Measure::Guard } else { Measure::Nothing };
+        let report = fmerge_passes::optimize(module, &target, &s.options, measure, &|_| {})?;
+        assert!(!s.inject_failure, "failure injected by -fmerge-inject-failure");
+        Ok::<_, fmerge_llvm::LlvmError>(report)
+    }));
+    let report = match outcome {
+        Ok(Ok(report)) => report,
+        Ok(Err(e)) => {
+            module.replace_contents(backup);
+            eprintln!("fmerge: warning: {e}; the module was left unchanged");
+            return false;
+        }
+        Err(_) => {
+            module.replace_contents(backup);
+            eprintln!(
+                "fmerge: warning: internal error (a bug: please report it); the module was left \
+                 unchanged"
+            );
+            return false;
+        }
+    };
+    drop(backup);
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(path) = &s.report {
+        write_report(path, &report, o.place);
+    }
+    if s.verbose {
+        eprintln!(
+            "fmerge: {} ({}): {} functions merged in {} merges ({} -> {} definitions), \
+             estimated saving {} bytes, {:.2}s",
+            o.place.name(),
+            module.source_file_name(),
+            report.functions_merged(),
+            report.merges.len(),
+            report.functions_before,
+            report.functions_after,
+            report.estimated_saving(),
+            seconds
+        );
+    }
+    !report.merges.is_empty()
+}
+
+/// Writes the JSON report; a ThinLTO link runs one backend per module, so there `{}` in the
+/// name, or else a suffix, tells the modules' reports apart.
+fn write_report(path: &str, report: &Report, place: Place) {
+    let path = if place == Place::ThinLtoBackend || path.contains("{}") {
+        let id = format!("{}-{}", std::process::id(), unique());
+        if path.contains("{}") { path.replace("{}", &id) } else { format!("{path}.{id}") }
+    } else {
+        path.to_string()
+    };
+    let written = serde_json::to_vec_pretty(report).map_err(|e| e.to_string()).and_then(|json| {
+        fmerge_llvm::output::write_atomically(std::path::Path::new(&path), &json)
+            .map_err(|e| e.to_string())
+    });
+    if let Err(e) = written {
+        eprintln!("fmerge: warning: cannot write the report {path}: {e}");
+    }
+}
+
+fn unique() -> usize {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(env: Option<&str>) -> PluginOptions {
+        PluginOptions {
+            merge: "identical,constants,similar".into(),
+            profit: "hybrid".into(),
+            search: "lsh".into(),
+            report: String::new(),
+            env: env.map(str::to_string),
+            whole_program: false,
+            guard: true,
+            verbose: false,
+            place: Place::FullLto,
+        }
+    }
+
+    #[test]
+    fn the_environment_overrides_the_command_line_and_bad_values_are_errors() {
+        let s = settings(&opts(None)).unwrap();
+        assert!(s.enabled && s.guard && s.options.stages == Stages::ALL);
+        let s = settings(&opts(Some(
+            "-fmerge-merge=identical -fmerge-profit=exact -fmerge-guard=false -fmerge-verbose \
+             --fmerge-report=r.json -fmerge-whole-program=1",
+        )))
+        .unwrap();
+        assert!(s.options.stages.identical && !s.options.stages.similar);
+        assert_eq!(s.options.profit, ProfitMode::Exact);
+        assert!(!s.guard && s.verbose && s.options.whole_program);
+        assert_eq!(s.report.as_deref(), Some("r.json"));
+        assert!(!settings(&opts(Some("-fmerge=false"))).unwrap().enabled);
+        for bad in ["-fmerge-profit=fast", "-fmerge-merge=all", "-fmerge-x", "-fmerge-guard=yes"] {
+            assert!(settings(&opts(Some(bad))).is_err(), "{bad}");
+        }
+    }
+}

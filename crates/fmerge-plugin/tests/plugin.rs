@@ -1,0 +1,271 @@
+//! The plugin inside the real tools: opt-22, clang-22 (full LTO, ThinLTO, plain compiles) with
+//! ld.lld-22, and cargo with rustc's linker-plugin LTO. Each build with the plugin must behave
+//! as the build without it, and have less `.text`; a failure inside the plugin must leave the
+//! module as it was and the host running.
+//!
+//! The plugin and the `fmerge` binary are taken from the target directory these tests were
+//! built in (`cargo build --release --workspace` builds both; `make test` does).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn target_dir() -> PathBuf {
+    // target/<profile>/deps/plugin-HASH
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent().and_then(Path::parent).expect("target/<profile>").to_path_buf()
+}
+
+fn plugin() -> PathBuf {
+    let p = target_dir().join("libfmerge_plugin.so");
+    assert!(
+        p.exists(),
+        "{} is missing: build it with `cargo build --release --workspace` (make test does)",
+        p.display()
+    );
+    p
+}
+
+fn fmerge() -> Command {
+    let p = target_dir().join("fmerge");
+    assert!(p.exists(), "{} is missing: `cargo build --release --workspace`", p.display());
+    Command::new(p)
+}
+
+fn demo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo")
+}
+
+fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `.text` bytes of an executable or object file.
+fn text_bytes(file: &Path) -> u64 {
+    use object::{Object, ObjectSection};
+    let data = std::fs::read(file).expect("read binary");
+    let obj = object::File::parse(&*data).expect("parse binary");
+    obj.section_by_name(".text").map_or(0, |s| s.size())
+}
+
+/// Compiles the demo's three sources with `flags` into `dir`; returns the object files.
+fn compile_demo(dir: &Path, flags: &[&str]) -> Vec<PathBuf> {
+    ["handlers.c", "main.c", "containers.cpp"]
+        .iter()
+        .map(|src| {
+            let out = dir.join(format!("{src}.o"));
+            let cc = if src.ends_with(".cpp") { "clang++-22" } else { "clang-22" };
+            run_ok(
+                Command::new(cc)
+                    .arg("-Os")
+                    .args(flags)
+                    .arg("-c")
+                    .arg(demo().join(src))
+                    .arg("-o")
+                    .arg(&out),
+            );
+            out
+        })
+        .collect()
+}
+
+/// Links with clang++-22 and lld, with the plugin in the linker when `with_plugin`; `env` is
+/// FMERGE_PLUGIN_OPTIONS. Returns the linker's stderr.
+fn link(objs: &[PathBuf], exe: &Path, lto: &str, with_plugin: bool, env: &str) -> String {
+    let mut cmd = Command::new("clang++-22");
+    cmd.arg(lto).arg("-fuse-ld=lld").args(objs).arg("-o").arg(exe);
+    if with_plugin {
+        cmd.arg(format!("-Wl,--load-pass-plugin={}", plugin().display()));
+    }
+    cmd.env("FMERGE_PLUGIN_OPTIONS", env).env("RUST_BACKTRACE", "0");
+    String::from_utf8_lossy(&run_ok(&mut cmd).stderr).into_owned()
+}
+
+fn output_of(exe: &Path) -> Vec<u8> {
+    run_ok(&mut Command::new(exe)).stdout
+}
+
+/// Textual IR without comments (`; preds = ...` lists follow the use-list order, which a
+/// restored module does not keep) and without the module id.
+fn ir_without_comments(bc: &Path) -> String {
+    let out = run_ok(Command::new("llvm-dis-22").arg(bc).arg("-o").arg("-"));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.starts_with("; ModuleID"))
+        .map(|l| l.split(" ;").next().unwrap_or(l).trim_end())
+        .filter(|l| !l.starts_with(';'))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn demo_module(dir: &Path) -> PathBuf {
+    let objs = compile_demo(dir, &["-emit-llvm"]);
+    let bc = dir.join("demo.bc");
+    run_ok(Command::new("llvm-link-22").args(&objs).arg("-o").arg(&bc));
+    bc
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).expect("report written")).expect("JSON report")
+}
+
+#[test]
+fn opt_with_the_plugin_writes_exactly_what_fmerge_opt_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = demo_module(dir.path());
+    let cli = dir.path().join("cli.bc");
+    run_ok(fmerge().arg("opt").arg(&bc).arg("-q").arg("-o").arg(&cli));
+    let plugged = dir.path().join("plugged.bc");
+    let report = dir.path().join("r.json");
+    run_ok(
+        Command::new("opt-22")
+            .arg(format!("-load-pass-plugin={}", plugin().display()))
+            .arg("-passes=fmerge")
+            .arg(format!("-fmerge-report={}", report.display()))
+            .arg(&bc)
+            .arg("-o")
+            .arg(&plugged),
+    );
+    // Same pipeline, same options, same bitcode writer (both keep the use-list order).
+    assert!(
+        std::fs::read(&cli).unwrap() == std::fs::read(&plugged).unwrap(),
+        "opt with the plugin and fmerge opt wrote different modules"
+    );
+    assert!(read_json(&report)["merges"].as_array().unwrap().len() >= 5);
+}
+
+#[test]
+fn options_reach_the_pass_on_opts_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = demo_module(dir.path());
+    let report = dir.path().join("r.json");
+    run_ok(
+        Command::new("opt-22")
+            .arg(format!("-load-pass-plugin={}", plugin().display()))
+            .args(["-passes=fmerge", "-fmerge-merge=identical"])
+            .arg(format!("-fmerge-report={}", report.display()))
+            .arg(&bc)
+            .arg("-o")
+            .arg(dir.path().join("out.bc")),
+    );
+    let r = read_json(&report);
+    let stages: Vec<&str> =
+        r["stages"].as_array().unwrap().iter().map(|s| s["stage"].as_str().unwrap()).collect();
+    assert_eq!(stages, ["identical"], "{r}");
+}
+
+#[test]
+fn c_and_cpp_through_full_lto_in_lld_are_smaller_and_behave_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let objs = compile_demo(dir.path(), &["-flto"]);
+    let (plain, merged) = (dir.path().join("plain"), dir.path().join("merged"));
+    link(&objs, &plain, "-flto", false, "");
+    let report = dir.path().join("lto.json");
+    let env = format!("-fmerge-verbose -fmerge-report={}", report.display());
+    let stderr = link(&objs, &merged, "-flto", true, &env);
+    assert!(stderr.contains("fmerge: full LTO link"), "{stderr}");
+    assert_eq!(output_of(&plain), output_of(&merged));
+    let (a, b) = (text_bytes(&plain), text_bytes(&merged));
+    assert!(b < a, ".text {a} -> {b}");
+    let r = read_json(&report);
+    assert!(!r["merges"].as_array().unwrap().is_empty());
+    // The size guard runs by default in the linker too.
+    assert!(r["guard"].is_object(), "{r}");
+}
+
+#[test]
+fn thin_lto_backends_and_plain_compiles_merge_each_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let objs = compile_demo(dir.path(), &["-flto=thin"]);
+    let (plain, merged) = (dir.path().join("plain"), dir.path().join("merged"));
+    link(&objs, &plain, "-flto=thin", false, "");
+    let stderr = link(&objs, &merged, "-flto=thin", true, "-fmerge-verbose");
+    assert!(stderr.contains("fmerge: ThinLTO backend"), "{stderr}");
+    assert_eq!(output_of(&plain), output_of(&merged));
+    assert!(text_bytes(&merged) < text_bytes(&plain));
+
+    // No LTO: clang runs the pass after its optimizer, one translation unit at a time.
+    let pass_plugin = format!("-fpass-plugin={}", plugin().display());
+    let (plain_dir, tu_dir) = (dir.path().join("plain-tu"), dir.path().join("tu"));
+    std::fs::create_dir(&plain_dir).unwrap();
+    std::fs::create_dir(&tu_dir).unwrap();
+    let plain_objs = compile_demo(&plain_dir, &[]);
+    let merged_objs = compile_demo(&tu_dir, &[&pass_plugin]);
+    let (plain_exe, merged_exe) = (plain_dir.join("exe"), tu_dir.join("exe"));
+    link(&plain_objs, &plain_exe, "-O2", false, "");
+    link(&merged_objs, &merged_exe, "-O2", false, "");
+    assert_eq!(output_of(&plain_exe), output_of(&merged_exe));
+    let sum = |o: &[PathBuf]| o.iter().map(|p| text_bytes(p)).sum::<u64>();
+    assert!(sum(&merged_objs) < sum(&plain_objs));
+}
+
+#[test]
+fn a_failure_inside_the_plugin_leaves_the_module_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = demo_module(dir.path());
+    let untouched = dir.path().join("untouched.bc");
+    run_ok(Command::new("opt-22").arg(&bc).arg("-o").arg(&untouched));
+    // An internal error after merging (injected), and options the plugin cannot use.
+    for env in ["-fmerge-inject-failure", "-fmerge-profit=fast"] {
+        let out_bc = dir.path().join("out.bc");
+        let out = run_ok(
+            Command::new("opt-22")
+                .arg(format!("-load-pass-plugin={}", plugin().display()))
+                .arg("-passes=fmerge,verify")
+                .arg(&bc)
+                .arg("-o")
+                .arg(&out_bc)
+                .env("FMERGE_PLUGIN_OPTIONS", env)
+                .env("RUST_BACKTRACE", "0"),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("fmerge: warning:") && stderr.contains("left unchanged"),
+            "{stderr}"
+        );
+        assert_eq!(ir_without_comments(&out_bc), ir_without_comments(&untouched), "{env}");
+    }
+    // In the linker too: the link succeeds and the program is the one without fmerge.
+    let objs = compile_demo(dir.path(), &["-flto"]);
+    let (plain, failed) = (dir.path().join("plain"), dir.path().join("failed"));
+    link(&objs, &plain, "-flto", false, "");
+    let stderr = link(&objs, &failed, "-flto", true, "-fmerge-inject-failure");
+    assert!(stderr.contains("left unchanged"), "{stderr}");
+    assert_eq!(text_bytes(&plain), text_bytes(&failed));
+    assert_eq!(output_of(&plain), output_of(&failed));
+}
+
+#[test]
+fn a_cargo_workspace_with_linker_plugin_lto_passes_its_tests_and_shrinks() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/rust-plugin");
+    let lto = "-Clinker-plugin-lto -Clinker=clang-22 -Clink-arg=-fuse-ld=lld";
+    let with = format!("{lto} -Clink-arg=-Wl,--load-pass-plugin={}", plugin().display());
+    let cargo = |flags: &str, sub: &str, target: &str| {
+        let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cmd.current_dir(&example)
+            .args([sub, "--release", "--offline", "--target-dir"])
+            .arg(dir.path().join(target))
+            .env("RUSTFLAGS", flags)
+            .env_remove("CARGO_TARGET_DIR")
+            .env_remove("CARGO_BUILD_TARGET");
+        run_ok(&mut cmd)
+    };
+    cargo(lto, "build", "plain");
+    cargo(&with, "build", "fmerge");
+    let tests = cargo(&with, "test", "fmerge");
+    let stdout = String::from_utf8_lossy(&tests.stdout);
+    assert!(stdout.contains("4 passed"), "{stdout}");
+    let (plain, merged) =
+        (dir.path().join("plain/release/app"), dir.path().join("fmerge/release/app"));
+    assert_eq!(output_of(&plain), output_of(&merged));
+    let (a, b) = (text_bytes(&plain), text_bytes(&merged));
+    assert!(b < a, ".text {a} -> {b}");
+}
