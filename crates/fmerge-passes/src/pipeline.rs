@@ -63,6 +63,8 @@ pub fn optimize(
     let pristine = module.duplicate()?;
     let mut opts = opts.clone();
     let mut record = GuardRecord::default();
+    let mut original_sizes = std::collections::BTreeMap::new();
+    let mut measured_names = std::collections::BTreeSet::new();
     loop {
         let mut report = run_stages(module, target, &opts, progress)?;
         // Only the functions merges touched differ from the input: measuring them (in a
@@ -74,11 +76,17 @@ pub fn optimize(
             .flat_map(|m| std::iter::once(&m.body).chain(m.members.iter().map(|x| &x.name)))
             .collect();
         let after = sizes_of(module, target, &names, opts.jobs)?;
-        let original_sizes;
         let originals = match &before {
             Some(b) => &b.functions,
             None => {
-                original_sizes = sizes_of(&pristine, target, &names, opts.jobs)?;
+                // The input does not change between re-runs: measure each name once.
+                let new: std::collections::BTreeSet<&String> = names
+                    .iter()
+                    .copied()
+                    .filter(|n| !measured_names.contains(*n))
+                    .collect();
+                original_sizes.extend(sizes_of(&pristine, target, &new, opts.jobs)?);
+                measured_names.extend(new.into_iter().cloned());
                 &original_sizes
             }
         };
