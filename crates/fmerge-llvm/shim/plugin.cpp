@@ -46,6 +46,10 @@ cl::opt<std::string> Search("fmerge-search", cl::init("lsh"), cl::cat(FmergeCate
 cl::opt<bool> Guard("fmerge-guard", cl::init(true), cl::cat(FmergeCategory),
                     cl::desc("measure merged functions' generated code and undo merges "
                              "that came out larger"));
+cl::opt<std::string> HotPercentile("fmerge-hot-percentile", cl::init("99"),
+                                   cl::cat(FmergeCategory),
+                                   cl::desc("with a profile in the module: functions hot at "
+                                            "this percentile stay out of merging (0: none)"));
 cl::opt<std::string> Report("fmerge-report", cl::init(""), cl::cat(FmergeCategory),
                             cl::desc("write fmerge's JSON report to this file"));
 cl::opt<bool> Verbose("fmerge-verbose", cl::init(false), cl::cat(FmergeCategory),
@@ -64,6 +68,7 @@ struct FmPluginOptions {
   const char *profit;
   const char *search;
   const char *report;
+  const char *hot_percentile;
   const char *env; // FMERGE_PLUGIN_OPTIONS, or null
   int whole_program;
   int guard;
@@ -89,9 +94,9 @@ struct FmergePass : PassInfoMixin<FmergePass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     if (!Runner)
       return PreservedAnalyses::all();
-    std::string M1 = Merge, P = Profit, S = Search, R = Report;
+    std::string M1 = Merge, P = Profit, S = Search, R = Report, H = HotPercentile;
     const char *Env = std::getenv("FMERGE_PLUGIN_OPTIONS");
-    FmPluginOptions O{M1.c_str(), P.c_str(), S.c_str(), R.c_str(), Env,
+    FmPluginOptions O{M1.c_str(), P.c_str(), S.c_str(), R.c_str(), H.c_str(), Env,
                       WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Where};
     if (Runner(wrap(&M), &O) == 0)
       return PreservedAnalyses::all();

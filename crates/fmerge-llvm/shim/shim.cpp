@@ -26,6 +26,9 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/ProfileSummary.h"
+#include "llvm/IR/ProfDataUtils.h"
+#include "llvm/ProfileData/ProfileCommon.h"
 #include "llvm/IR/StructuralHash.h"
 #include "llvm/IR/ReplaceConstant.h"
 #include "llvm/IR/Verifier.h"
@@ -1093,6 +1096,54 @@ extern "C" {
 // keeps to restore the host's module with `fm_move_module_contents` if merging fails.
 LLVMModuleRef fm_clone_module_sharing_types(LLVMModuleRef MRef) {
   return wrap(CloneModule(*unwrap(MRef)).release());
+}
+
+} // extern "C"
+
+extern "C" {
+
+// The function's profile entry count (`!prof !{"function_entry_count", N}`, written by
+// `clang -fprofile-use` and LLVM's PGO passes; synthetic counts are not profiles), or -1.
+int64_t fm_function_entry_count(LLVMValueRef Fn) {
+  auto C = unwrap<Function>(Fn)->getEntryCount(/*AllowSynthetic=*/false);
+  if (!C)
+    return -1;
+  return static_cast<int64_t>(C->getCount());
+}
+
+// The largest count the profile gives anything in the function: its entry count or the
+// weight of any branch (IR PGO's branch weights are edge counts), so a function entered
+// rarely around a hot loop counts as hot. -1 without an entry count.
+int64_t fm_function_max_profile_count(LLVMValueRef Fn) {
+  Function *F = unwrap<Function>(Fn);
+  auto C = F->getEntryCount(/*AllowSynthetic=*/false);
+  if (!C)
+    return -1;
+  uint64_t Max = C->getCount();
+  SmallVector<uint32_t, 8> Weights;
+  for (BasicBlock &BB : *F) {
+    Instruction *T = BB.getTerminator();
+    Weights.clear();
+    if (T && extractBranchWeights(*T, Weights))
+      for (uint32_t W : Weights)
+        Max = std::max<uint64_t>(Max, W);
+  }
+  return static_cast<int64_t>(Max);
+}
+
+// The smallest count among the hottest counts that together make up `Percentile` millionths of
+// the profile's total (LLVM's own definition of hot: 990000, 99%, is -profile-summary-cutoff-hot),
+// from the module's instrumentation profile summary; -1 if the module has none.
+int64_t fm_profile_hot_threshold(LLVMModuleRef MRef, uint64_t Percentile) {
+  Metadata *MD = unwrap(MRef)->getProfileSummary(/*IsCS=*/false);
+  if (!MD)
+    return -1;
+  std::unique_ptr<ProfileSummary> PS(ProfileSummary::getFromMD(MD));
+  if (!PS || PS->getDetailedSummary().empty())
+    return -1;
+  const ProfileSummaryEntry &E =
+      ProfileSummaryBuilder::getEntryForPercentile(PS->getDetailedSummary(), Percentile);
+  return static_cast<int64_t>(E.MinCount);
 }
 
 } // extern "C"

@@ -20,6 +20,9 @@ unsafe extern "C" {
     ) -> i64;
     pub fn fm_move_module_contents(dst: LLVMModuleRef, src: LLVMModuleRef);
     pub fn fm_clone_module_sharing_types(m: LLVMModuleRef) -> LLVMModuleRef;
+    pub fn fm_function_entry_count(f: LLVMValueRef) -> i64;
+    pub fn fm_function_max_profile_count(f: LLVMValueRef) -> i64;
+    pub fn fm_profile_hot_threshold(m: LLVMModuleRef, percentile: u64) -> i64;
     pub fn fm_plugin_set_runner(
         runner: Option<
             unsafe extern "C" fn(LLVMModuleRef, *const crate::plugin::FmPluginOptions) -> i32,

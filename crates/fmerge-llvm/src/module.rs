@@ -562,6 +562,16 @@ impl<'c> Module<'c> {
             .map_err(|e| LlvmError::InvalidIr { message: format!("pipeline '{pipeline}': {e}") })
     }
 
+    /// The count at which a function or block is hot by the module's profile (clang
+    /// `-fprofile-use`, LLVM's PGO): the smallest of the largest counts that together make up
+    /// `percentile` millionths of the profile's total (LLVM's `-profile-summary-cutoff-hot` is
+    /// 990000). `None` without a profile summary.
+    pub fn profile_hot_threshold(&self, percentile: u32) -> Option<u64> {
+        // SAFETY: live module; the shim only reads its profile summary metadata.
+        let t = unsafe { crate::ffi::fm_profile_hot_threshold(self.raw(), u64::from(percentile)) };
+        u64::try_from(t).ok()
+    }
+
     /// All functions named in `llvm.used` or `llvm.compiler.used`: they may be referenced from
     /// places LLVM cannot see (inline asm, the linker), so they must keep their identity.
     pub fn used_functions(&self) -> std::collections::HashSet<Value<'_>> {

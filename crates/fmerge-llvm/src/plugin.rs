@@ -25,6 +25,8 @@ pub struct PluginOptions {
     pub search: String,
     /// Empty: no report.
     pub report: String,
+    /// Percentage, as text (parsed by the runner).
+    pub hot_percentile: String,
     /// FMERGE_PLUGIN_OPTIONS, for tools that parse `-mllvm` before loading plugins.
     pub env: Option<String>,
     pub whole_program: bool,
@@ -64,6 +66,7 @@ pub struct FmPluginOptions {
     profit: *const c_char,
     search: *const c_char,
     report: *const c_char,
+    hot_percentile: *const c_char,
     env: *const c_char,
     whole_program: i32,
     guard: i32,
@@ -144,6 +147,7 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
         profit: c_str(o.profit),
         search: c_str(o.search),
         report: c_str(o.report),
+        hot_percentile: c_str(o.hot_percentile),
         env: (!o.env.is_null()).then(|| c_str(o.env)),
         whole_program: o.whole_program != 0,
         guard: o.guard != 0,

@@ -447,6 +447,20 @@ impl<'m> Value<'m> {
         // SAFETY: live function (checked).
         unsafe { ffi::fm_has_address_taken(self.raw()) != 0 }
     }
+    /// How often the function was entered in the profile the module was built with
+    /// (`!prof` `function_entry_count`), if it has one.
+    pub fn entry_count(self) -> Option<u64> {
+        assert!(self.is_function());
+        // SAFETY: a live function (checked); the shim only reads its metadata.
+        u64::try_from(unsafe { ffi::fm_function_entry_count(self.raw()) }).ok()
+    }
+    /// The largest count the profile gives anything in the function (its entry count, or
+    /// the weight of any of its branches), if it has a profile: how hot its hottest block is.
+    pub fn max_profile_count(self) -> Option<u64> {
+        assert!(self.is_function());
+        // SAFETY: a live function (checked); the shim only reads its metadata.
+        u64::try_from(unsafe { ffi::fm_function_max_profile_count(self.raw()) }).ok()
+    }
     /// Function attribute (index `~0`) by name, e.g. `noinline`.
     pub fn has_fn_attr(self, name: &str) -> bool {
         // SAFETY: live function; the kind lookup takes a byte slice.

@@ -85,6 +85,8 @@ fn one_round(
             Some(traits::describe(f.traits & BLOCKING))
         } else if !vis.may_share_privately(func) {
             Some(PER_MODULE_COPIES.to_string())
+        } else if let Some(hot) = opts.hot_reason(&f.name) {
+            Some(hot)
         } else {
             can_thunk(func).err().map(str::to_string)
         };
@@ -245,6 +247,7 @@ fn one_round(
             estimated_saving: p.estimated_saving(),
             measured_saving: v.measured_saving,
             decided_on: Some(v.basis),
+            entry_counts: None,
         });
     }
     merges

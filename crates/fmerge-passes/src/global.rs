@@ -429,6 +429,7 @@ pub fn apply(
                 estimated_saving: 0,
                 measured_saving: None,
                 decided_on: None,
+                entry_counts: None,
             });
         }
     }
@@ -519,6 +520,7 @@ fn apply_similar(
                 estimated_saving: group.estimated_saving / group.members.len().max(1) as i64,
                 measured_saving: None,
                 decided_on: None,
+                entry_counts: None,
             });
         }
         for &g in &needed {

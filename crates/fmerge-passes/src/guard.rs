@@ -173,6 +173,7 @@ mod tests {
             estimated_saving: 0,
             measured_saving: None,
             decided_on: None,
+            entry_counts: None,
         }
     }
 

@@ -110,6 +110,7 @@ fn one_round(
             estimated_saving: 0,
             measured_saving: None,
             decided_on: None,
+            entry_counts: None,
         };
         let f_units = cost::function_cost(target, f).unwrap_or(0);
         // The function that holds the shared body once the class is folded.

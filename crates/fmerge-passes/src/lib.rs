@@ -18,6 +18,7 @@
 //!   generating code, committing.
 //! - [`measure`]: sizes of functions compiled on their own.
 //! - [`guard`]: the size guard: merges whose generated code measured larger are undone.
+//! - [`profile`]: hot functions by the module's profile stay out of merges that add work.
 //! - [`options`], [`report`]: what was asked, what was done.
 //!
 //! **Architecture invariant:** nothing here calls LLVM except through `fmerge-llvm`'s safe API,
@@ -32,6 +33,7 @@ pub mod intersect;
 pub mod measure;
 pub mod options;
 pub mod pipeline;
+pub mod profile;
 pub mod proposal;
 pub mod report;
 pub mod similar;

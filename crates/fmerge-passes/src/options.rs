@@ -97,6 +97,19 @@ pub struct Options {
     pub input_verified: bool,
     /// Which merges may be committed (all, unless bisecting or vetoed).
     pub gate: Gate,
+    /// Functions hot by the module's profile at this percentile (millionths) are not merged
+    /// with constants or as similar functions (`crate::profile`); `None` ignores profiles.
+    pub hot_percentile: Option<u32>,
+    /// The module's profile, read by [`crate::optimize`] (callers leave it `None`).
+    #[serde(skip)]
+    pub profile: Option<std::sync::Arc<crate::profile::Profile>>,
+}
+
+impl Options {
+    /// Why function `name` must stay out of merges that add work to its body, if it must.
+    pub fn hot_reason(&self, name: &str) -> Option<String> {
+        self.profile.as_ref().and_then(|p| p.hot_reason(name))
+    }
 }
 
 impl Default for Options {
@@ -111,6 +124,8 @@ impl Default for Options {
             measure_budget: DEFAULT_MEASURE_BUDGET,
             input_verified: false,
             gate: Gate::default(),
+            hot_percentile: Some(crate::profile::DEFAULT_HOT_PERCENTILE),
+            profile: None,
         }
     }
 }

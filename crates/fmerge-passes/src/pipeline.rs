@@ -42,10 +42,19 @@ pub fn optimize(
         module.verify()?;
     }
     let functions_before = count_definitions(module);
+    let mut opts = opts.clone();
+    opts.profile = opts
+        .hot_percentile
+        .and_then(|p| crate::profile::Profile::read(module, p))
+        .map(std::sync::Arc::new);
+    let opts = &opts;
     let finish = |mut report: Report, module: &Module<'_>| {
         report.target = target.triple().to_string();
         report.functions_before = functions_before;
         report.functions_after = count_definitions(module);
+        if let Some(p) = &opts.profile {
+            crate::profile::annotate(&mut report, p);
+        }
         report
     };
     if measure == Measure::Nothing {
@@ -80,11 +89,8 @@ pub fn optimize(
             Some(b) => &b.functions,
             None => {
                 // The input does not change between re-runs: measure each name once.
-                let new: std::collections::BTreeSet<&String> = names
-                    .iter()
-                    .copied()
-                    .filter(|n| !measured_names.contains(*n))
-                    .collect();
+                let new: std::collections::BTreeSet<&String> =
+                    names.iter().copied().filter(|n| !measured_names.contains(*n)).collect();
                 original_sizes.extend(sizes_of(&pristine, target, &new, opts.jobs)?);
                 measured_names.extend(new.into_iter().cloned());
                 &original_sizes

@@ -57,6 +57,10 @@ pub struct MergeRecord {
     /// What decided it (merges of identical functions are not priced: none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decided_on: Option<Basis>,
+    /// The profile's entry count of each original (same order), when the module has a
+    /// profile (`crate::profile`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_counts: Option<Vec<Option<u64>>>,
 }
 
 /// A merge that was built and priced, but not taken because it would not save bytes.
@@ -118,6 +122,9 @@ pub struct Report {
     /// What the size guard did (only when the module was measured before and after).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guard: Option<crate::guard::GuardRecord>,
+    /// The module's profile and what merging did with it (only when it has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::profile::ProfileRecord>,
 }
 
 impl StageStats {

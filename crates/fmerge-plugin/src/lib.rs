@@ -51,6 +51,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
     let mut profit = o.profit.clone();
     let mut search = o.search.clone();
     let mut report = o.report.clone();
+    let mut hot = o.hot_percentile.clone();
     let (mut whole_program, mut guard, mut verbose) = (o.whole_program, o.guard, o.verbose);
     let (mut enabled, mut in_compiles, mut inject_failure) = (true, true, false);
     for word in o.env.as_deref().unwrap_or("").split_whitespace() {
@@ -74,6 +75,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             "fmerge-profit" => profit = text(value)?,
             "fmerge-search" => search = text(value)?,
             "fmerge-report" => report = text(value)?,
+            "fmerge-hot-percentile" => hot = text(value)?,
             "fmerge-whole-program" => whole_program = flag(value)?,
             "fmerge-guard" => guard = flag(value)?,
             "fmerge-verbose" => verbose = flag(value)?,
@@ -101,6 +103,13 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
         "exhaustive" => SearchMode::Exhaustive,
         s => return Err(format!("-fmerge-search={s}: expected lsh or exhaustive")),
     };
+    let hot_percentile = match hot.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => {
+            // 0%: nothing is hot. LLVM counts percentiles in millionths.
+            (p > 0.0).then(|| (p * 10_000.0).round() as u32)
+        }
+        _ => return Err(format!("-fmerge-hot-percentile={hot}: expected a percentage")),
+    };
     Ok(Settings {
         enabled,
         in_compiles,
@@ -110,6 +119,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             profit,
             search,
             gate: Gate::default(),
+            hot_percentile,
             ..Options::default()
         },
         guard,
@@ -213,6 +223,7 @@ mod tests {
             profit: "hybrid".into(),
             search: "lsh".into(),
             report: String::new(),
+            hot_percentile: "99".into(),
             env: env.map(str::to_string),
             whole_program: false,
             guard: true,
@@ -235,7 +246,16 @@ mod tests {
         assert!(!s.guard && s.verbose && s.options.whole_program);
         assert_eq!(s.report.as_deref(), Some("r.json"));
         assert!(!settings(&opts(Some("-fmerge=false"))).unwrap().enabled);
-        for bad in ["-fmerge-profit=fast", "-fmerge-merge=all", "-fmerge-x", "-fmerge-guard=yes"] {
+        assert_eq!(s.options.hot_percentile, Some(990_000));
+        let s = settings(&opts(Some("-fmerge-hot-percentile=0"))).unwrap();
+        assert_eq!(s.options.hot_percentile, None);
+        for bad in [
+            "-fmerge-profit=fast",
+            "-fmerge-merge=all",
+            "-fmerge-x",
+            "-fmerge-guard=yes",
+            "-fmerge-hot-percentile=120",
+        ] {
             assert!(settings(&opts(Some(bad))).is_err(), "{bad}");
         }
     }

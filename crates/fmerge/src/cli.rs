@@ -252,6 +252,17 @@ pub struct OptArgs {
     /// stand (fastest).
     #[arg(long)]
     pub no_measure: bool,
+    /// With a profile in the module (built with `clang -fprofile-use` or another LLVM PGO),
+    /// functions whose entry count is among the hottest counts that make up this percentage of
+    /// all counts are not merged with constants or as similar functions, which would add work
+    /// to them at run time (identical merges cost at most a jump and still happen). 99 is
+    /// LLVM's own definition of hot; larger keeps more functions out (99.99: almost every
+    /// function that ran), 0 merges hot code too.
+    #[arg(long, value_name = "PERCENT", default_value_t = 99.0, value_parser = percent)]
+    pub hot_percentile: f64,
+    /// Ignore the module's profile (merge hot code as if there were none).
+    #[arg(long)]
+    pub ignore_profile: bool,
     /// Commit only the first N merges (numbered 1, 2, ... in the deterministic order the
     /// stages commit them; `--report` lists each merge's `seq`), like LLVM's
     /// `-opt-bisect-limit`. 0 commits none. `fmerge bisect` searches over it.
@@ -333,4 +344,13 @@ pub enum ProfitKind {
 pub enum SearchKind {
     Lsh,
     Exhaustive,
+}
+
+fn percent(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if (0.0..=100.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a percentage between 0 and 100"))
+    }
 }

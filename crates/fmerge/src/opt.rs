@@ -38,6 +38,9 @@ pub fn run(args: OptArgs) -> Result<()> {
         measure_budget: args.measure_budget,
         input_verified: true,
         gate: fmerge_passes::options::Gate { limit: args.bisect_limit, ..Default::default() },
+        // 0%: nothing is hot. LLVM counts percentiles in millionths.
+        hot_percentile: (!args.ignore_profile && args.hot_percentile > 0.0)
+            .then(|| (args.hot_percentile * 10_000.0).round() as u32),
         ..Options::default()
     };
     let measure = if args.no_measure {
@@ -141,6 +144,24 @@ fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
                 }
             )?;
         }
+    }
+    if let Some(p) = &r.profile {
+        let hot_skipped = r
+            .skipped
+            .iter()
+            .filter(|s| s.reason.starts_with("hot in the profile"))
+            .map(|s| &s.function)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        writeln!(
+            out,
+            "  profile: {} of {} functions hot (a count >= {}, the top {}%), {hot_skipped} kept out of merging; {} merged functions never ran",
+            p.hot_functions,
+            p.functions_with_counts,
+            p.hot_threshold,
+            p.hot_percentile,
+            p.merged_never_executed
+        )?;
     }
     if !r.skipped.is_empty() {
         writeln!(

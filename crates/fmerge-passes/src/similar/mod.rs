@@ -195,6 +195,8 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             Some(traits::describe(f.traits & BLOCKING))
         } else if !self.vis.may_share_privately(func) {
             Some(crate::constants::PER_MODULE_COPIES.to_string())
+        } else if let Some(hot) = self.opts.hot_reason(&f.name) {
+            Some(hot)
         } else {
             can_thunk(func).err().map(str::to_string)
         };
@@ -430,6 +432,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             estimated_saving: p.estimated_saving(),
             measured_saving: measured,
             decided_on: Some(basis),
+            entry_counts: None,
         });
         // The merged body may merge again.
         let (data, handles) = self.lowered.lowerer.lower(p.body);

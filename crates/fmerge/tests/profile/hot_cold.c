@@ -1,0 +1,37 @@
+/* Profile-guided merging: three functions equal up to constants (weighted statistics over an
+   array), one of them called in a hot loop, the other two once. Built with clang's PGO
+   (-fprofile-generate, a run, -fprofile-use), fmerge must leave the hot one out of merging
+   and may merge the two cold ones; without the profile it merges all three. Every build must
+   print the same. */
+#include <stdio.h>
+#include <stdlib.h>
+
+struct item { int id; int qty; double price; double weight; };
+
+#define STATS(NAME, A, B, C, D)                                                  \
+  __attribute__((noinline)) static double NAME(const struct item *v, int n) {     \
+    double t = 0, m = 0, w = 0;                                                   \
+    long q = 0;                                                                   \
+    for (int i = 0; i < n; i++) {                                                 \
+      double x = v[i].qty * v[i].price * A + v[i].weight * B;                     \
+      t += x;                                                                     \
+      if (x > m) m = x;                                                           \
+      w += v[i].weight / (v[i].qty + C);                                          \
+      q += (v[i].id * D) % 7;                                                     \
+    }                                                                             \
+    return t * 0.5 + m * 0.25 + w + (double)q;                                    \
+  }
+
+STATS(stats_hot, 1.5, 0.25, 3, 11)
+STATS(stats_eu, 1.21, 0.5, 5, 13)
+STATS(stats_us, 1.07, 0.75, 7, 17)
+
+int main(int argc, char **argv) {
+  int rounds = argc > 1 ? atoi(argv[1]) : 20000;
+  struct item v[16];
+  for (int i = 0; i < 16; i++) { v[i].id = i; v[i].qty = i % 5; v[i].price = 0.5 * i; v[i].weight = i; }
+  double acc = 0;
+  for (int r = 0; r < rounds; r++) { v[r % 16].qty = r % 7; acc += stats_hot(v, 16); }
+  printf("%.2f %.2f %.2f\n", acc, stats_eu(v, 16), stats_us(v, 16));
+  return 0;
+}
