@@ -27,6 +27,8 @@
 //!   LSH, and the greedy worklist (largest first, merged functions next).
 //! - [`align`]: the instruction-merging legality predicate, Needleman–Wunsch, HyFM block pairing
 //!   and SalSSA whole-function alignment.
+//! - [`probes`]: optimal edge-profiling probe placement (Knuth; Ball & Larus: probes on the chords
+//!   of a maximum spanning tree) and reconstruction of every edge and block count from them.
 
 pub mod align;
 pub mod bitcode;
@@ -38,6 +40,7 @@ pub mod hash;
 pub mod ir;
 pub mod lsh;
 pub mod minhash;
+pub mod probes;
 pub mod profit;
 pub mod rank;
 

@@ -1147,3 +1147,30 @@ int64_t fm_profile_hot_threshold(LLVMModuleRef MRef, uint64_t Percentile) {
 }
 
 } // extern "C"
+
+extern "C" {
+
+// A hash of everything in `Fn` that code generation reads: its printed IR (name, linkage,
+// section, body, constants) and its attribute lists and those of its call sites spelled out
+// (printed IR only refers to attribute groups by module-dependent numbers). Two functions with
+// the same hash compile to the same bytes; the size guard uses it to measure a function once
+// however often the stages are re-run.
+uint64_t fm_function_codegen_hash(LLVMValueRef Fn) {
+  Function *F = unwrap<Function>(Fn);
+  std::string S;
+  raw_string_ostream OS(S);
+  F->print(OS);
+  auto AddAttrs = [&](AttributeList L) {
+    OS << "|fn:" << L.getFnAttrs().getAsString() << "|ret:" << L.getRetAttrs().getAsString();
+    for (unsigned I = 0; I < L.getNumAttrSets(); ++I)
+      OS << "|" << L.getParamAttrs(I).getAsString();
+  };
+  AddAttrs(F->getAttributes());
+  for (Instruction &I : instructions(*F))
+    if (auto *CB = dyn_cast<CallBase>(&I))
+      AddAttrs(CB->getAttributes());
+  OS.flush();
+  return xxh3_64bits(S);
+}
+
+} // extern "C"

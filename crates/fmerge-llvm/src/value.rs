@@ -447,6 +447,14 @@ impl<'m> Value<'m> {
         // SAFETY: live function (checked).
         unsafe { ffi::fm_has_address_taken(self.raw()) != 0 }
     }
+    /// A hash of everything code generation reads from this function (its IR, its attributes
+    /// and its call sites' attributes spelled out): functions with equal hashes compile to
+    /// the same bytes.
+    pub fn codegen_hash(self) -> u64 {
+        assert!(self.is_function());
+        // SAFETY: a live function (checked); the shim only reads it.
+        unsafe { ffi::fm_function_codegen_hash(self.raw()) }
+    }
     /// How often the function was entered in the profile the module was built with
     /// (`!prof` `function_entry_count`), if it has one.
     pub fn entry_count(self) -> Option<u64> {

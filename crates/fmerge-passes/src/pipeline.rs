@@ -72,8 +72,7 @@ pub fn optimize(
     let pristine = module.duplicate()?;
     let mut opts = opts.clone();
     let mut record = GuardRecord::default();
-    let mut original_sizes = std::collections::BTreeMap::new();
-    let mut measured_names = std::collections::BTreeSet::new();
+    let (mut input_sizes, mut output_sizes) = (GuardSizes::default(), GuardSizes::default());
     loop {
         let mut report = run_stages(module, target, &opts, progress)?;
         // Only the functions merges touched differ from the input: measuring them (in a
@@ -84,16 +83,14 @@ pub fn optimize(
             .iter()
             .flat_map(|m| std::iter::once(&m.body).chain(m.members.iter().map(|x| &x.name)))
             .collect();
-        let after = sizes_of(module, target, &names, opts.jobs)?;
+        let after = output_sizes.sizes(module, target, &names, opts.jobs)?;
+        let input;
         let originals = match &before {
             Some(b) => &b.functions,
+            // The input does not change between re-runs: each function is compiled once.
             None => {
-                // The input does not change between re-runs: measure each name once.
-                let new: std::collections::BTreeSet<&String> =
-                    names.iter().copied().filter(|n| !measured_names.contains(*n)).collect();
-                original_sizes.extend(sizes_of(&pristine, target, &new, opts.jobs)?);
-                measured_names.extend(new.into_iter().cloned());
-                &original_sizes
+                input = input_sizes.sizes(&pristine, target, &names, opts.jobs)?;
+                &input
             }
         };
         let losers = guard::losing_units(&report, originals, &after);
@@ -134,27 +131,53 @@ pub fn optimize(
     }
 }
 
-/// Machine-code bytes of the functions of `module` named in `names` (those it defines),
-/// compiled in module subsets on up to `jobs` threads; by symbol.
-fn sizes_of(
-    module: &Module<'_>,
-    target: &Target,
-    names: &std::collections::BTreeSet<&String>,
-    jobs: usize,
-) -> Result<std::collections::BTreeMap<String, u64>, LlvmError> {
-    let fns: Vec<_> =
-        names.iter().filter_map(|n| module.function(n)).filter(|f| !f.is_declaration()).collect();
-    if fns.is_empty() {
-        return Ok(Default::default());
+/// The size guard's measurements, kept across its re-runs: a function is compiled again only
+/// if something code generation reads from it changed (`Value::codegen_hash`). Most merges
+/// come out the same in every re-run, so re-runs compile little.
+#[derive(Default)]
+struct GuardSizes {
+    /// The symbol and bytes of each (name, codegen hash) compiled so far (`None`: no symbol
+    /// came out, e.g. a function code generation dropped).
+    known: std::collections::HashMap<(String, u64), Option<(String, u64)>>,
+}
+
+impl GuardSizes {
+    /// Machine-code bytes of the functions of `module` named in `names` (those it defines),
+    /// by symbol; what is not known yet is compiled in module subsets on up to `jobs` threads.
+    fn sizes(
+        &mut self,
+        module: &Module<'_>,
+        target: &Target,
+        names: &std::collections::BTreeSet<&String>,
+        jobs: usize,
+    ) -> Result<std::collections::BTreeMap<String, u64>, LlvmError> {
+        let fns: Vec<_> = names
+            .iter()
+            .filter_map(|n| module.function(n))
+            .filter(|f| !f.is_declaration())
+            .map(|f| (f, (f.name(), f.codegen_hash())))
+            .collect();
+        let missing: Vec<_> =
+            fns.iter().filter(|(_, k)| !self.known.contains_key(k)).cloned().collect();
+        if !missing.is_empty() {
+            // Code generation is per function: the split into subsets changes no size.
+            let values: Vec<_> = missing.iter().map(|(f, _)| *f).collect();
+            let jobs = jobs.clamp(1, values.len());
+            let groups: Vec<&[_]> = values.chunks(values.len().div_ceil(jobs)).collect();
+            let mut measured = std::collections::BTreeMap::new();
+            for sizes in Sizes::of_groups(module, target, &groups, jobs) {
+                measured.extend(sizes?.by_symbol().iter().map(|(k, v)| (k.clone(), *v)));
+            }
+            for (_, key) in missing {
+                // Mach-O symbols carry a leading underscore.
+                let symbol = [key.0.clone(), format!("_{}", key.0)]
+                    .into_iter()
+                    .find_map(|s| measured.get(&s).map(|&b| (s, b)));
+                self.known.insert(key, symbol);
+            }
+        }
+        Ok(fns.into_iter().filter_map(|(_, k)| self.known[&k].clone()).collect())
     }
-    // Code generation is per function: the split into subsets does not change any size.
-    let jobs = jobs.clamp(1, fns.len());
-    let groups: Vec<&[_]> = fns.chunks(fns.len().div_ceil(jobs)).collect();
-    let mut out = std::collections::BTreeMap::new();
-    for sizes in Sizes::of_groups(module, target, &groups, jobs) {
-        out.extend(sizes?.by_symbol().iter().map(|(k, v)| (k.clone(), *v)));
-    }
-    Ok(out)
 }
 
 /// The stages on `module`, then a sweep and the verifier.
