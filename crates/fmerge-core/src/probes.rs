@@ -52,7 +52,7 @@
 //!    so on, peeling the tree from its leaves (the seed's `populateEdgeFlows`, with a worklist
 //!    instead of repeated sweeps: linear time). A solved count that is negative or does not fit
 //!    in `u64` means the counts do not belong to this CFG (another build, or a run that left
-//!    the function in a way the CFG does not model): that is an [`Error`], never a panic.
+//!    the function in a way the CFG does not model): that is an [`enum@Error`], never a panic.
 //!    Block counts are the sums of incoming edge counts (`EXIT → entry` included for the entry),
 //!    the number of entries is the count of `EXIT → entry`.
 //!
@@ -61,7 +61,7 @@
 //! incoming flow edge, and in a new block splitting the edge otherwise (parallel edges, e.g.
 //! several switch cases to one block, must be split per case); a counter on a normal exit sits
 //! in `x` just before the instruction that leaves the function (and after any call that may
-//! leave abnormally).
+//! leave abnormally); a counter on `EXIT → entry` sits at the very start of the function.
 //!
 //! **Limitations.** Reconstruction is exact for runs that enter at the entry and leave through
 //! a modelled exit. A block containing a call that may not return must list that block in
@@ -340,7 +340,7 @@ pub fn place(cfg: &Cfg) -> Placement {
     let mut order: Vec<u32> = (0..graph.len() as u32).filter(|&g| alive[g as usize]).collect();
     order.sort_by(|&a, &b| {
         let (a, b) = (a as usize, b as usize);
-        forced[b].cmp(&forced[a]).then(weights[a].total_cmp(&weights[b]))
+        forced[b].cmp(&forced[a]).then(weights[b].total_cmp(&weights[a]))
     });
     let mut uf = UnionFind::new(cfg.blocks + 1);
     let mut roles: Vec<Role> =
@@ -362,7 +362,7 @@ pub fn place(cfg: &Cfg) -> Placement {
 }
 
 /// Recovers every edge count, block count and the entry count from the probe counts (one per
-/// [`Placement::sites`] entry, in that order). Never panics; see [`Error`].
+/// [`Placement::sites`] entry, in that order). Never panics; see [`enum@Error`].
 pub fn reconstruct(cfg: &Cfg, p: &Placement, probe_counts: &[u64]) -> Result<Counts, Error> {
     cfg.validate()?;
     if cfg.blocks != p.blocks || p.graph.get(..cfg.edges.len()) != Some(&cfg.edges[..]) {
