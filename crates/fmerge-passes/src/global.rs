@@ -56,11 +56,18 @@ fn candidates<'m>(
     mut skipped: impl FnMut(&FuncData, String),
 ) -> Vec<(usize, FunctionSummary, Walk)> {
     let vis = Visibility::new(module, false);
+    // Hot functions by the module's profile get no parameterized copy (see `crate::profile`):
+    // the same cut in `summarize` and `apply`, so a module's summary and its application agree.
+    let profile = crate::profile::Profile::read(module, crate::profile::DEFAULT_HOT_PERCENTILE);
     let mut out = Vec::new();
     for (k, f) in lowered.funcs.iter().enumerate() {
         let func = lowered.handles[k].function;
         if f.traits & BLOCKING != 0 {
             skipped(f, traits::describe(f.traits & BLOCKING));
+            continue;
+        }
+        if let Some(why) = profile.as_ref().and_then(|p| p.hot_reason(&f.name)) {
+            skipped(f, why);
             continue;
         }
         if let Err(why) = can_thunk(func) {

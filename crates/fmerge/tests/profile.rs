@@ -88,6 +88,40 @@ fn a_hot_function_is_kept_out_of_merging_and_cold_ones_still_merge() {
         "{counts:?}"
     );
 
+    // Separate compilation: the hot function gets no parameterized copy either (the module
+    // and a copy of it stand for two modules that share these functions).
+    let copy = d.join("copy.bc");
+    std::fs::copy(&bc, &copy).unwrap();
+    for m in [&bc, &copy] {
+        run_ok(fmerge().arg("summarize").arg(m).arg("-o").arg(m.with_extension("fms")));
+    }
+    let info = d.join("m.fmi");
+    run_ok(
+        fmerge()
+            .arg("combine")
+            .arg(bc.with_extension("fms"))
+            .arg(copy.with_extension("fms"))
+            .arg("-o")
+            .arg(&info),
+    );
+    let applied = d.join("applied.json");
+    run_ok(
+        fmerge()
+            .arg("apply")
+            .arg(&bc)
+            .arg("--info")
+            .arg(&info)
+            .arg("-o")
+            .arg(d.join("applied.bc"))
+            .arg("--report")
+            .arg(&applied),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&applied).unwrap()).unwrap();
+    let names = merged_names(&r);
+    assert!(names.iter().any(|n| n == "stats_eu") && !names.iter().any(|n| n == "stats_hot"));
+    assert!(r["skipped"].as_array().unwrap().iter().any(|s| s["function"] == "stats_hot"
+        && s["reason"].as_str().unwrap().starts_with("hot in the profile")));
+
     // Without the profile (ignored, or a 0% threshold) the hot function merges like any other.
     for (args, name) in
         [(&["--ignore-profile"][..], "ignored"), (&["--hot-percentile", "0"][..], "zero")]
