@@ -105,9 +105,14 @@ fn bitcode_that_makes_llvms_reader_read_out_of_bounds_never_crashes_fmerge() {
 /// Runs `fmerge opt` on `input` and checks it is rejected with `code`, a message containing
 /// `says`, and no output file.
 fn assert_rejected(input: &Path, code: i32, says: &str) {
+    assert_rejected_with(input, &[], code, says);
+}
+
+fn assert_rejected_with(input: &Path, args: &[&str], code: i32, says: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.bc");
-    let res = fmerge().arg("opt").arg(input).arg("-o").arg(&out).arg("-q").output().unwrap();
+    let res =
+        fmerge().arg("opt").arg(input).arg("-o").arg(&out).arg("-q").args(args).output().unwrap();
     let err = String::from_utf8_lossy(&res.stderr);
     assert_eq!(res.status.code(), Some(code), "{}: {err}", input.display());
     assert!(err.contains(says), "{}: message lacks {says:?}: {err}", input.display());
@@ -124,8 +129,10 @@ fn an_unknown_target_cpu_is_invalid_input() {
 }
 
 /// Inline assembly the target's assembler rejects: LLVM's default diagnostic handler would
-/// print the error and exit(1) from inside code generation. fmerge reports it as a code
-/// generation failure (exit 8) and writes nothing.
+/// print the error and exit(1) from inside code generation. Whenever fmerge generates code
+/// (measuring the whole module, or writing an object file) it reports it as a code generation
+/// failure (exit 8) and writes nothing. By default it compiles only merged functions (here:
+/// none), and passes the assembly through as `opt` would.
 #[test]
 fn assembler_errors_during_measurement_are_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -136,12 +143,16 @@ fn assembler_errors_during_measurement_are_a_clear_error() {
          define void @g() {{\n{body}"
     );
     std::fs::write(&ll, text).unwrap();
-    assert_rejected(&ll, 8, "invalid instruction mnemonic");
+    for args in [&["--measure"][..], &["--emit", "obj"][..]] {
+        assert_rejected_with(&ll, args, 8, "invalid instruction mnemonic");
+    }
 }
 
 /// Module-level inline assembly that does not assemble: LLVM's bitcode writer parses it for
 /// the symbol table and its default diagnostic handler would exit(1) (found by `fuzz/`, the
-/// saved input). fmerge reports it as exit 8 and writes nothing.
+/// saved input). fmerge reports it as exit 8 and writes nothing. Assembly that parses but
+/// names no instruction the target has is found when fmerge generates code (`--measure`,
+/// `--emit obj`).
 #[test]
 fn module_asm_that_does_not_assemble_is_a_clear_error() {
     let saved = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -155,8 +166,11 @@ fn module_asm_that_does_not_assemble_is_a_clear_error() {
          define i32 @f() {\n  ret i32 1\n}\n",
     )
     .unwrap();
-    assert_rejected(&ll, 8, "bogus_mnemonic");
     let bc = dir.path().join("bad_module_asm.bc");
     run_ok(Command::new("llvm-as-22").arg(&ll).arg("-o").arg(&bc));
-    assert_rejected(&bc, 8, "bogus_mnemonic");
+    for input in [&ll, &bc] {
+        for args in [&["--measure"][..], &["--emit", "obj"][..]] {
+            assert_rejected_with(input, args, 8, "bogus_mnemonic");
+        }
+    }
 }
