@@ -256,8 +256,9 @@ pub struct OptArgs {
     /// functions whose entry count is among the hottest counts that make up this percentage of
     /// all counts are not merged with constants or as similar functions, which would add work
     /// to them at run time (identical merges cost at most a jump and still happen). 99 is
-    /// LLVM's own definition of hot; larger keeps more functions out (99.99: almost every
-    /// function that ran), 0 merges hot code too.
+    /// LLVM's own definition of hot; larger marks more functions hot (99.99: almost every
+    /// function that ran; the merges then found can differ, since partners are paired
+    /// greedily), 0 merges hot code too.
     #[arg(long, value_name = "PERCENT", default_value_t = 99.0, value_parser = percent)]
     pub hot_percentile: f64,
     /// Ignore the module's profile (merge hot code as if there were none).
