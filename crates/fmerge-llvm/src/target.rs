@@ -37,6 +37,8 @@ pub fn host_triple() -> String {
 pub struct Target {
     triple: String,
     machine: TargetMachine,
+    /// The relocation model code is generated with (copies for other threads use it too).
+    reloc: RelocMode,
 }
 
 impl Target {
@@ -68,7 +70,7 @@ impl Target {
                 CodeModel::Default,
             )
             .ok_or_else(|| unknown("LLVM could not create a target machine".into()))?;
-        Ok(Target { triple: triple.to_string(), machine })
+        Ok(Target { triple: triple.to_string(), machine, reloc })
     }
 
     /// The target for a module: `explicit` if given, else the module's triple, else the host.
@@ -223,21 +225,24 @@ fn is_executable(s: &object::Section<'_, '_>) -> bool {
     }
 }
 
-/// Compiles modules given as bitcode for `triple` on up to `jobs` threads and measures each.
+/// Compiles modules given as bitcode for `target` on up to `jobs` threads and measures each.
 /// Every thread has its own LLVM context and target machine (LLVM contexts are not thread
 /// safe), so callers serialise the modules first. Results come back in input order and do not
 /// depend on `jobs`.
 pub fn measure_bitcode_in_parallel(
-    triple: &str,
+    target: &Target,
     modules: &[Vec<u8>],
     jobs: usize,
 ) -> Vec<Result<SizeReport>> {
+    // Every thread makes its own target machine like `target` (same triple and relocation
+    // model: position-independent code is measurably larger around global addresses).
+    let (triple, reloc) = (target.triple.as_str(), target.reloc);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let slots: Vec<std::sync::Mutex<Option<Result<SizeReport>>>> =
         modules.iter().map(|_| std::sync::Mutex::new(None)).collect();
     let work = |_: usize| {
         let llvm = crate::module::Llvm::new();
-        let target = Target::new(triple);
+        let target = Target::with_reloc(triple, reloc);
         loop {
             let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if k >= modules.len() {

@@ -41,7 +41,7 @@ impl Sizes {
             })
             .collect();
         let valid: Vec<Vec<u8>> = bitcode.iter().filter_map(|b| b.as_ref().ok().cloned()).collect();
-        let mut measured = measure_bitcode_in_parallel(target.triple(), &valid, jobs).into_iter();
+        let mut measured = measure_bitcode_in_parallel(target, &valid, jobs).into_iter();
         bitcode
             .into_iter()
             .map(|b| {
