@@ -28,6 +28,31 @@ fn init_targets() {
     });
 }
 
+/// Runs LLVM's machine outliner in every code generation of this process from now on, as
+/// `llc-22 -enable-machine-outliner` does (on every function, whatever the target's default):
+/// measurements then price merges with the outliner on, and object files are outlined.
+/// LLVM keeps this switch in a process-wide option, so it is for fmerge's own process only:
+/// inside a compiler or linker that loaded the plugin it does nothing and returns false.
+pub fn enable_machine_outliner() -> bool {
+    if crate::plugin::is_hosted() {
+        return false;
+    }
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let args = [c"fmerge".as_ptr(), c"-enable-machine-outliner".as_ptr()];
+        // SAFETY: two NUL-terminated strings that outlive the call; LLVM copies what it keeps.
+        // Called once, before any code generation of this process reads the option.
+        unsafe {
+            llvm_sys::support::LLVMParseCommandLineOptions(
+                args.len() as i32,
+                args.as_ptr(),
+                std::ptr::null(),
+            )
+        }
+    });
+    true
+}
+
 /// The triple code is generated for when neither the module nor the user names one.
 pub fn host_triple() -> String {
     TargetMachine::get_default_triple().as_str().to_string_lossy().into_owned()

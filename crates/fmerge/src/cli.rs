@@ -264,6 +264,12 @@ pub struct OptArgs {
     /// Ignore the module's profile (merge hot code as if there were none).
     #[arg(long)]
     pub ignore_profile: bool,
+    /// Run LLVM's machine outliner on the object file (`--emit obj`), as `llc-22
+    /// -enable-machine-outliner` does: merging first, then outlining. Merges are priced without
+    /// it (sizes measured with the outliner in module subsets predicted the outlined module
+    /// worse).
+    #[arg(long)]
+    pub outline: bool,
     /// Commit only the first N merges (numbered 1, 2, ... in the deterministic order the
     /// stages commit them; `--report` lists each merge's `seq`), like LLVM's
     /// `-opt-bisect-limit`. 0 commits none. `fmerge bisect` searches over it.
@@ -311,6 +317,10 @@ pub struct SizeArgs {
     /// How many of the largest functions to list (0 = all).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
+    /// Generate code with LLVM's machine outliner on every function (as `llc-22
+    /// -enable-machine-outliner`).
+    #[arg(long)]
+    pub outline: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -10,6 +10,9 @@ use fmerge_passes::{Options, ProfitMode, Report, SearchMode, Stages};
 use std::io::Write;
 
 pub fn run(args: OptArgs) -> Result<()> {
+    if args.outline && args.emit != EmitKind::Obj {
+        anyhow::bail!("--outline applies to object files: add --emit obj");
+    }
     let progress = Progress::new(args.quiet || args.json);
     progress.step("reading input");
     let llvm = Llvm::new();
@@ -53,6 +56,13 @@ pub fn run(args: OptArgs) -> Result<()> {
     let report =
         fmerge_passes::optimize(&mut module, &target, &opts, measure, &|m| progress.step(m))?;
     progress.step("writing output");
+    if args.outline {
+        // Only now: merges are priced without the outliner. A function's size in a module
+        // subset with the outliner on depends on which other functions are in the subset, and
+        // pricing that way came out larger than merging first and outlining after (Lua +5,
+        // zstd +319 bytes; bench/outline/compare.py).
+        fmerge_llvm::target::enable_machine_outliner();
+    }
     let (emit, target) = match args.emit {
         EmitKind::Bc => (Emit::Bitcode, target),
         EmitKind::Ll => (Emit::Text, target),

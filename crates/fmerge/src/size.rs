@@ -14,6 +14,9 @@ struct SizeJson<'a> {
 }
 
 pub fn run(args: SizeArgs) -> Result<()> {
+    if args.outline {
+        fmerge_llvm::target::enable_machine_outliner();
+    }
     let llvm = Llvm::new();
     let module = crate::input::load(&llvm, &args.inputs)?;
     let target = Target::for_module(&module, args.target.as_deref())?;

@@ -1,0 +1,67 @@
+//! `--outline`: LLVM's machine outliner after merging, in `fmerge opt --emit obj` and in the
+//! size ruler, giving the same bytes as `llc-22 -enable-machine-outliner`.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+fn object_text(obj: &Path) -> u64 {
+    let out = run_ok(Command::new("llvm-size-22").arg("-A").arg(obj));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with(".text"))
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
+        .sum()
+}
+
+fn llc(bc: &Path, obj: &Path, args: &[&str]) -> u64 {
+    run_ok(
+        Command::new("llc-22").args(["-O2", "-filetype=obj"]).args(args).arg(bc).arg("-o").arg(obj),
+    );
+    object_text(obj)
+}
+
+#[test]
+fn outline_runs_the_machine_outliner_after_merging_exactly_as_llc_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A program where the outliner still finds repeats after merging.
+    let bc = d.join("constants.bc");
+    compile(&programs_dir().join("dup_constants.c"), &bc, &[]);
+
+    // The size ruler with the outliner: llc-22 -enable-machine-outliner's bytes.
+    let out = run_ok(fmerge().arg("size").arg(&bc).args(["--outline", "--json"]));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outlined = llc(&bc, &d.join("o.o"), &["-enable-machine-outliner"]);
+    assert_eq!(v["text_bytes"].as_u64(), Some(outlined));
+    assert!(outlined < text_bytes(&bc), "the outliner found nothing: the test lost its case");
+
+    // opt --outline --emit obj = fmerge opt, then the outliner on its output.
+    let merged = d.join("merged.bc");
+    run_ok(fmerge().arg("opt").arg(&bc).args(["-q", "-o"]).arg(&merged));
+    let obj = d.join("merged.o");
+    run_ok(fmerge().arg("opt").arg(&bc).args(["-q", "--outline", "--emit", "obj", "-o"]).arg(&obj));
+    let then_outlined =
+        llc(&merged, &d.join("m.o"), &["-enable-machine-outliner", "-relocation-model=pic"]);
+    assert_eq!(object_text(&obj), then_outlined);
+    let plain = llc(&merged, &d.join("p.o"), &["-relocation-model=pic"]);
+    assert!(then_outlined < plain);
+    // And the program still behaves.
+    let (exe, reference) = (d.join("exe"), d.join("ref"));
+    run_ok(Command::new("clang-22").arg(&obj).arg("-o").arg(&exe));
+    link(&bc, &reference);
+    assert_eq!(execute(&exe), execute(&reference));
+
+    // An outlined module makes no sense as bitcode: a clear error.
+    let res = fmerge()
+        .arg("opt")
+        .arg(&bc)
+        .args(["-q", "--outline", "-o"])
+        .arg(d.join("x.bc"))
+        .output()
+        .unwrap();
+    assert_ne!(res.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&res.stderr).contains("--outline applies to object files"));
+}
