@@ -11,13 +11,21 @@ if [ -n "$(command -v llvm-config-22 2>/dev/null)" ] && ! [ -e "$(llvm-config-22
   need_llvm=1
 fi
 
+# clang's profile runtime (libclang-rt-22-dev): the profile-guided tests build with
+# -fprofile-generate, which links libclang_rt.profile.
+if [ -n "$(command -v clang-22 2>/dev/null)" ] && \
+   ! [ -e "$(clang-22 -print-runtime-dir 2>/dev/null)/libclang_rt.profile-x86_64.a" ] && \
+   ! [ -e "$(clang-22 -print-runtime-dir 2>/dev/null)/libclang_rt.profile.a" ]; then
+  need_llvm=1
+fi
+
 # valgrind: the test-suite test runs a merged program under memcheck.
 need_valgrind=0
 command -v valgrind >/dev/null 2>&1 || need_valgrind=1
 
 if [ "$need_llvm" = 1 ] || [ "$need_valgrind" = 1 ]; then
   pkgs=""
-  [ "$need_llvm" = 1 ] && pkgs="llvm-22-dev clang-22 lld-22 llvm-22-tools"
+  [ "$need_llvm" = 1 ] && pkgs="llvm-22-dev clang-22 lld-22 llvm-22-tools libclang-rt-22-dev"
   [ "$need_valgrind" = 1 ] && pkgs="$pkgs valgrind"
   echo "setup: installing from Debian's packages:$pkgs"
   SUDO=""
