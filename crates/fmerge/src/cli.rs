@@ -189,6 +189,10 @@ pub struct ApplyArgs {
     /// Write a JSON report of the functions changed.
     #[arg(long, value_name = "FILE.json")]
     pub report: Option<PathBuf>,
+    /// Run LLVM's machine outliner on the object file (`--emit obj`), after applying, as
+    /// `llc-22 -enable-machine-outliner` does (within this module only).
+    #[arg(long)]
+    pub outline: bool,
 }
 
 #[derive(Args, Debug)]

@@ -69,6 +69,9 @@ pub fn combine_cmd(args: CombineArgs) -> Result<()> {
 }
 
 pub fn apply(args: ApplyArgs) -> Result<()> {
+    if args.outline && args.emit != EmitKind::Obj {
+        anyhow::bail!("--outline applies to object files: add --emit obj");
+    }
     let bytes = read(&args.info)?;
     let info = MergeInfo::from_bytes(&bytes)
         .with_context(|| format!("reading {}", args.info.display()))?;
@@ -86,6 +89,9 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
             target = Target::for_object_file(&module, args.target.as_deref())?;
             // The linker folds the copies section by section.
             target.set_function_sections(true);
+            if args.outline {
+                fmerge_llvm::target::enable_machine_outliner();
+            }
             Emit::Object
         }
     };

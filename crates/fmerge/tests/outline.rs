@@ -54,6 +54,30 @@ fn outline_runs_the_machine_outliner_after_merging_exactly_as_llc_does() {
     link(&bc, &reference);
     assert_eq!(execute(&exe), execute(&reference));
 
+    // Separate compilation: `apply --emit obj --outline` outlines the object it writes.
+    let (fms, fmi) = (d.join("m.fms"), d.join("m.fmi"));
+    run_ok(fmerge().arg("summarize").arg(&bc).arg("-o").arg(&fms));
+    run_ok(fmerge().arg("combine").arg(&fms).arg("-o").arg(&fmi));
+    let apply = |extra: &[&str], out: &Path| {
+        run_ok(
+            fmerge()
+                .arg("apply")
+                .arg(&bc)
+                .arg("--info")
+                .arg(&fmi)
+                .args(["--emit", "obj"])
+                .args(extra)
+                .arg("-o")
+                .arg(out),
+        );
+        object_text(out)
+    };
+    let (a, b) = (apply(&[], &d.join("a.o")), apply(&["--outline"], &d.join("b.o")));
+    assert!(b < a, "apply --outline: {b} vs {a}");
+    let exe = d.join("applied");
+    run_ok(Command::new("clang-22").arg(d.join("b.o")).arg("-o").arg(&exe));
+    assert_eq!(execute(&exe), execute(&reference));
+
     // An outlined module makes no sense as bitcode: a clear error.
     let res = fmerge()
         .arg("opt")
