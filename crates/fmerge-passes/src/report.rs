@@ -154,6 +154,12 @@ impl Report {
         self.merges.iter().map(|m| m.estimated_saving).sum()
     }
 
+    /// Bytes the merges should save: each merge's measured saving where fmerge compiled it,
+    /// its estimate elsewhere (a merge kept on its measurement can have a negative estimate).
+    pub fn expected_saving(&self) -> i64 {
+        self.merges.iter().map(|m| m.measured_saving.unwrap_or(m.estimated_saving)).sum()
+    }
+
     pub fn functions_merged(&self) -> usize {
         self.merges.iter().map(|m| m.members.len()).sum()
     }

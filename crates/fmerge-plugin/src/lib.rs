@@ -180,14 +180,14 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     if s.verbose {
         eprintln!(
             "fmerge: {} ({}): {} functions merged in {} merges ({} -> {} definitions), \
-             estimated saving {} bytes, {:.2}s",
+             expected saving {} bytes, {:.2}s",
             o.place.name(),
             module.source_file_name(),
             report.functions_merged(),
             report.merges.len(),
             report.functions_before,
             report.functions_after,
-            report.estimated_saving(),
+            report.expected_saving(),
             seconds
         );
     }

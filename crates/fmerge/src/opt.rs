@@ -125,7 +125,11 @@ fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
             s.seconds.unwrap_or(0.0)
         )?;
     }
-    writeln!(out, "  estimated saving: {} bytes", r.estimated_saving())?;
+    writeln!(
+        out,
+        "  expected saving: {} bytes (measured where fmerge compiled a merge, estimated elsewhere)",
+        r.expected_saving()
+    )?;
     if let (Some(b), Some(a)) = (r.text_bytes_before, r.text_bytes_after) {
         let d = b as i64 - a as i64;
         let pct = if b > 0 { 100.0 * d as f64 / b as f64 } else { 0.0 };
