@@ -9,9 +9,9 @@
 //! that together make up the chosen percentile (99% by default, LLVM's
 //! `-profile-summary-cutoff-hot`) of all counts. A function is hot if its entry count or any
 //! of its branch weights (edge counts) reaches it: a function entered once around a hot loop is
-//! hot. Hot
-//! functions are left out of merging with constants and of similar merging (the stages that
-//! add work inside the body); identical functions still merge, which costs at most a jump.
+//! hot. Hot functions are left out of merging with constants and of similar merging (the
+//! stages that add work inside the body); identical functions still merge, which costs at most
+//! a jump.
 //! Functions the profile never saw run (count 0) are the best candidates; the report counts
 //! them.
 

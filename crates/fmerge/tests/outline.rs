@@ -7,20 +7,11 @@ use common::*;
 use std::path::Path;
 use std::process::Command;
 
-fn object_text(obj: &Path) -> u64 {
-    let out = run_ok(Command::new("llvm-size-22").arg("-A").arg(obj));
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.starts_with(".text"))
-        .map(|l| l.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap())
-        .sum()
-}
-
 fn llc(bc: &Path, obj: &Path, args: &[&str]) -> u64 {
     run_ok(
         Command::new("llc-22").args(["-O2", "-filetype=obj"]).args(args).arg(bc).arg("-o").arg(obj),
     );
-    object_text(obj)
+    binary_text_bytes(obj)
 }
 
 #[test]
@@ -45,7 +36,7 @@ fn outline_runs_the_machine_outliner_after_merging_exactly_as_llc_does() {
     run_ok(fmerge().arg("opt").arg(&bc).args(["-q", "--outline", "--emit", "obj", "-o"]).arg(&obj));
     let then_outlined =
         llc(&merged, &d.join("m.o"), &["-enable-machine-outliner", "-relocation-model=pic"]);
-    assert_eq!(object_text(&obj), then_outlined);
+    assert_eq!(binary_text_bytes(&obj), then_outlined);
     let plain = llc(&merged, &d.join("p.o"), &["-relocation-model=pic"]);
     assert!(then_outlined < plain);
     // And the program still behaves.
@@ -70,7 +61,7 @@ fn outline_runs_the_machine_outliner_after_merging_exactly_as_llc_does() {
                 .arg("-o")
                 .arg(out),
         );
-        object_text(out)
+        binary_text_bytes(out)
     };
     let (a, b) = (apply(&[], &d.join("a.o")), apply(&["--outline"], &d.join("b.o")));
     assert!(b < a, "apply --outline: {b} vs {a}");

@@ -5,6 +5,8 @@
 //! promise a newcomer relies on is checked on what they built: no fmerge route gave a larger
 //! program than the same build without fmerge.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -50,13 +52,6 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(&path, to.join(&name)).unwrap();
         }
     }
-}
-
-fn text_bytes(file: &Path) -> u64 {
-    use object::{Object, ObjectSection};
-    let data = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let obj = object::File::parse(&*data).expect("parse binary");
-    obj.section_by_name(".text").map_or(0, |s| s.size())
 }
 
 fn sh(dir: &Path, script: &str) {
@@ -109,7 +104,7 @@ fn every_command_in_the_readme_works_as_written() {
          ./demo-lto-plain | cmp - demo.out && ./demo-plain | cmp - demo.out
          cmp examples/rust-plugin/app-merged.out <(examples/rust-plugin/target/release/app)",
     );
-    let t = |p: &str| text_bytes(&root.join(p));
+    let t = |p: &str| common::binary_text_bytes(&root.join(p));
     assert!(t("demo") < t("demo-lto-plain"), "plugin: {} vs {}", t("demo"), t("demo-lto-plain"));
     for merged in ["demo-merged", "demo-sep", "demo-thin"] {
         assert!(t(merged) < t("demo-plain"), "{merged}: {} vs {}", t(merged), t("demo-plain"));

@@ -57,3 +57,15 @@ pub fn text_bytes(bc: &Path) -> u64 {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("size JSON");
     v["text_bytes"].as_u64().expect("text_bytes")
 }
+
+/// `.text` bytes of an object file or executable: its sections named `.text*` (as
+/// `llvm-size-22 -A` lists them and the size ruler counts them).
+pub fn binary_text_bytes(file: &Path) -> u64 {
+    use object::{Object, ObjectSection};
+    let data = std::fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let obj = object::File::parse(&*data).expect("parse binary");
+    obj.sections()
+        .filter(|s| s.name().is_ok_and(|n| n.starts_with(".text")))
+        .map(|s| s.size())
+        .sum()
+}
