@@ -124,15 +124,7 @@ def build(s: ts.Suite, src: Path, target: str, variant: str, plugin: Path,
     t0 = time.time()
     p = subprocess.run(cmd, cwd=src, env=env, capture_output=True, text=True, errors="replace")
     secs = round(time.time() - t0, 1)
-    exe, fresh = None, None
-    for line in p.stdout.splitlines():
-        try:
-            m = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if m.get("reason") == "compiler-artifact" and m.get("executable") and \
-                (m["profile"].get("test") or prog) and s.crate in m["package_id"]:
-            exe, fresh = Path(m["executable"]), m.get("fresh")
+    exe, fresh = ts.built_executable(p.stdout, s.crate, prog)
     if p.returncode != 0 or exe is None:
         raise RuntimeError(f"{variant} build of {s.crate} {target} failed "
                            f"(cargo exited {p.returncode}):\n{p.stderr[-4000:]}")

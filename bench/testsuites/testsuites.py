@@ -225,6 +225,22 @@ def fetch(s: Suite) -> Path:
     return dest
 
 
+def built_executable(cargo_json: str, crate: str, program: bool):
+    """The test executable (or, for `program`, the binary) of `crate` that cargo's
+    `--message-format=json` output names last, and whether cargo found it fresh; (None, None)
+    if it names none."""
+    exe, fresh = None, None
+    for line in cargo_json.splitlines():
+        try:
+            m = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if m.get("reason") == "compiler-artifact" and m.get("executable") and \
+                (m["profile"].get("test") or program) and crate in m["package_id"]:
+            exe, fresh = Path(m["executable"]), m.get("fresh")
+    return exe, fresh
+
+
 def build(s: Suite, src: Path, target: str, update_locks: bool) -> Path:
     """Builds one test target as a fat-LTO module; returns the executable (EXE.bc and
     EXE.linkargs beside it)."""
@@ -241,16 +257,7 @@ def build(s: Suite, src: Path, target: str, update_locks: bool) -> Path:
     cmd = ["cargo", "rustc", *profile, *sel, *feats, *locked,
            "--message-format=json", "--", "--emit=llvm-bc,link", "-C", f"linker={LINKWRAP}"]
     p = sh(cmd, cwd=src, env=cargo_env(), check=False)
-    exe = None
-    for line in p.stdout.splitlines():
-        try:
-            m = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if m.get("reason") == "compiler-artifact" and m.get("executable") and \
-                (m["profile"].get("test") or target.startswith("bin:")) and \
-                m["package_id"].find(s.crate) >= 0:
-            exe = Path(m["executable"])
+    exe, _ = built_executable(p.stdout, s.crate, target.startswith("bin:"))
     if p.returncode != 0 or exe is None:
         raise RuntimeError(f"building {s.crate} {target} failed:\n{p.stderr[-3000:]}")
     if update_locks or not lock.exists():
