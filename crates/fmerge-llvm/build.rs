@@ -28,7 +28,12 @@ fn main() {
     assert!(version.starts_with("22."), "fmerge needs LLVM 22, {config:?} reports {version}");
 
     let mut build = cc::Build::new();
-    build.cpp(true).file("shim/shim.cpp").file("shim/plugin.cpp").warnings(false);
+    build
+        .cpp(true)
+        .file("shim/shim.cpp")
+        .file("shim/plugin.cpp")
+        .file("shim/instrument.cpp")
+        .warnings(false);
     for flag in cxxflags.split_whitespace() {
         // Debian's flags carry -fno-exceptions and the standard; keep them, drop optimisation
         // and warning choices so ours apply.
@@ -46,5 +51,6 @@ fn main() {
     build.compile("fmerge_shim");
     println!("cargo:rerun-if-changed=shim/shim.cpp");
     println!("cargo:rerun-if-changed=shim/plugin.cpp");
+    println!("cargo:rerun-if-changed=shim/instrument.cpp");
     println!("cargo:rerun-if-env-changed=LLVM_SYS_221_PREFIX");
 }

@@ -41,6 +41,7 @@ pub mod ir;
 pub mod lsh;
 pub mod minhash;
 pub mod probes;
+pub mod profdata;
 pub mod profit;
 pub mod rank;
 

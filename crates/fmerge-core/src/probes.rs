@@ -70,10 +70,11 @@
 //! with respect to the *estimated* weights; for unstructured CFGs the placement is minimal in
 //! number but may not minimise the dynamic counter cost.
 
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// A function's control-flow graph with static weight estimates. Block 0 is the entry.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cfg {
     /// Number of blocks.
     pub blocks: usize,
@@ -89,10 +90,18 @@ pub struct Cfg {
     /// may longjmp, unwind or never return). Duplicates are ignored. A block may be in both
     /// lists.
     pub abnormal_exits: Vec<u32>,
+    /// Real edges (indices into `edges`) that cannot carry a counter: edges into an
+    /// exception-handling pad with several predecessors, edges out of an `indirectbr`. They
+    /// join the spanning tree right after the forced edges, before any weighed edge; only a
+    /// cycle made of pinned and forced edges alone can leave one of them probed
+    /// ([`Placement::probed_pinned`]).
+    #[serde(default)]
+    pub pinned: Vec<u32>,
 }
 
 /// One edge of the extended graph (real edges plus the virtual ones).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FlowEdge {
     /// `cfg.edges[i]`.
     Real(u32),
@@ -156,6 +165,12 @@ impl Placement {
         self.kinds.iter().copied().zip(self.roles.iter().copied())
     }
 
+    /// Pinned real edges ([`Cfg::pinned`]) that still got a probe: nonempty only when pinned
+    /// edges alone close a cycle. Such a placement cannot be instrumented as it is.
+    pub fn probed_pinned<'a>(&'a self, cfg: &'a Cfg) -> impl Iterator<Item = u32> + 'a {
+        cfg.pinned.iter().copied().filter(|&e| self.roles[e as usize] == Role::Probe)
+    }
+
     /// Estimated dynamic cost: the sum of the weights of the probed edges.
     pub fn estimated_cost(&self) -> f64 {
         self.probes.iter().map(|&g| self.weights[g as usize]).sum()
@@ -213,6 +228,9 @@ impl Cfg {
         }
         if let Some(x) = self.exits.iter().chain(&self.abnormal_exits).find(|&&x| x >= n) {
             return bad(format!("exit block {x} >= {n}"));
+        }
+        if let Some(e) = self.pinned.iter().find(|&&e| e as usize >= self.edges.len()) {
+            return bad(format!("pinned edge {e} >= {}", self.edges.len()));
         }
         Ok(())
     }
@@ -314,12 +332,17 @@ pub fn place(cfg: &Cfg) -> Placement {
     let mut kinds: Vec<FlowEdge> = (0..cfg.edges.len() as u32).map(FlowEdge::Real).collect();
     let mut weights: Vec<f64> = cfg.weights.iter().map(|&w| sanitize(w)).collect();
     let mut forced = vec![false; cfg.edges.len()];
+    let mut pinned = vec![false; cfg.edges.len()];
+    for &e in &cfg.pinned {
+        pinned[e as usize] = true;
+    }
     let mut alive: Vec<bool> = cfg.edges.iter().map(|e| live[e.0 as usize]).collect();
     for x in sorted_unique(&cfg.exits) {
         graph.push((x, exit_node));
         kinds.push(FlowEdge::Exit(x));
         weights.push((fin[x as usize] - fout[x as usize]).max(0.0));
         forced.push(false);
+        pinned.push(false);
         alive.push(live[x as usize]);
     }
     for x in sorted_unique(&cfg.abnormal_exits) {
@@ -327,20 +350,25 @@ pub fn place(cfg: &Cfg) -> Placement {
         kinds.push(FlowEdge::AbnormalExit(x));
         weights.push(f64::INFINITY);
         forced.push(true);
+        pinned.push(false);
         alive.push(live[x as usize]);
     }
     graph.push((exit_node, 0));
     kinds.push(FlowEdge::Entry);
     weights.push(f64::INFINITY);
     forced.push(true);
+    pinned.push(false);
     alive.push(true);
 
-    // Kruskal: forced edges first, then heaviest first, ties by index (a stable sort keeps
-    // index order among equal keys).
+    // Kruskal: forced edges first, then pinned ones, then heaviest first, ties by index (a
+    // stable sort keeps index order among equal keys).
     let mut order: Vec<u32> = (0..graph.len() as u32).filter(|&g| alive[g as usize]).collect();
     order.sort_by(|&a, &b| {
         let (a, b) = (a as usize, b as usize);
-        forced[b].cmp(&forced[a]).then(weights[b].total_cmp(&weights[a]))
+        forced[b]
+            .cmp(&forced[a])
+            .then(pinned[b].cmp(&pinned[a]))
+            .then(weights[b].total_cmp(&weights[a]))
     });
     let mut uf = UnionFind::new(cfg.blocks + 1);
     let mut roles: Vec<Role> =
@@ -488,6 +516,7 @@ mod tests {
             weights: edges.iter().map(|e| e.2).collect(),
             exits: exits.to_vec(),
             abnormal_exits: Vec::new(),
+            pinned: Vec::new(),
         }
     }
 
@@ -803,7 +832,14 @@ mod tests {
                 }
                 edges.extend(extra);
                 let weights = edges.iter().zip(&w).map(|(_, &w)| f64::from(w)).collect();
-                Cfg { blocks: n, edges, weights, exits, abnormal_exits: abnormal }
+                Cfg {
+                    blocks: n,
+                    edges,
+                    weights,
+                    exits,
+                    abnormal_exits: abnormal,
+                    pinned: Vec::new(),
+                }
             })
     }
 
@@ -855,6 +891,38 @@ mod tests {
             prop_assert_eq!(&c.edges, &t.edges);
             prop_assert_eq!(&c.blocks, &t.blocks);
             prop_assert_eq!(c.entries, t.entries);
+        }
+
+        #[test]
+        fn pinned_edges_stay_unprobed_unless_they_close_a_cycle(
+            g in arb_cfg(9, 14),
+            pins in prop::collection::vec(any::<bool>(), 14 + 9),
+            runs in 0usize..8,
+            seed: u64,
+        ) {
+            let mut g = g;
+            g.pinned = (0..g.edges.len() as u32).filter(|&e| pins[e as usize]).collect();
+            let p = place(&g);
+            prop_assert_eq!(p.probe_count(), expected_probes(&g));
+            // Pinned edges get probes only when live pinned and forced edges alone hold a
+            // cycle.
+            let live = g.reachable();
+            let mut uf = UnionFind::new(g.blocks + 1);
+            let mut cyclic = false;
+            for x in sorted_unique(&g.abnormal_exits).into_iter().filter(|&x| live[x as usize]) {
+                cyclic |= !uf.union(x, g.blocks as u32);
+            }
+            cyclic |= !uf.union(g.blocks as u32, 0);
+            for &e in &g.pinned {
+                let (a, b) = g.edges[e as usize];
+                if live[a as usize] {
+                    cyclic |= !uf.union(a, b);
+                }
+            }
+            prop_assert!(cyclic || p.probed_pinned(&g).next().is_none());
+            let t = simulate(&g, runs, seed);
+            let c = reconstruct(&g, &p, &t.probe_counts(&p)).unwrap();
+            prop_assert_eq!(&c.blocks, &t.blocks);
         }
 
         #[test]

@@ -24,6 +24,34 @@ unsafe extern "C" {
     pub fn fm_function_max_profile_count(f: LLVMValueRef) -> i64;
     pub fn fm_function_codegen_hash(f: LLVMValueRef) -> u64;
     pub fn fm_profile_hot_threshold(m: LLVMModuleRef, percentile: u64) -> i64;
+    // shim/instrument.cpp
+    pub fn fm_comeback_analysis_new(m: LLVMModuleRef, assume_calls_return: i32) -> *mut c_void;
+    pub fn fm_comeback_analysis_free(a: *mut c_void);
+    pub fn fm_block_facts(f: LLVMValueRef, analysis: *const c_void, out: *mut u32, n: usize);
+    pub fn fm_edge_weights(f: LLVMValueRef, out: *mut f64, n: usize) -> usize;
+    pub fn fm_profile_data_global(
+        m: LLVMModuleRef,
+        magic: u64,
+        module_id: u64,
+        n: u64,
+    ) -> LLVMValueRef;
+    pub fn fm_instrument_function(
+        f: LLVMValueRef,
+        sites: *const u32,
+        n_sites: usize,
+        data: LLVMValueRef,
+        first: u64,
+        atomic: i32,
+    ) -> i32;
+    pub fn fm_profile_runtime(m: LLVMModuleRef, data: LLVMValueRef);
+    pub fn fm_set_function_profile(f: LLVMValueRef, entry: u64, edges: *const u64, n: usize);
+    pub fn fm_set_profile_summary(
+        m: LLVMModuleRef,
+        entries: *const u64,
+        n_entries: usize,
+        counts: *const u64,
+        n_counts: usize,
+    );
     pub fn fm_plugin_set_runner(
         runner: Option<
             unsafe extern "C" fn(LLVMModuleRef, *const crate::plugin::FmPluginOptions) -> i32,

@@ -18,6 +18,8 @@
 //!   generating code, committing.
 //! - [`measure`]: sizes of functions compiled on their own.
 //! - [`guard`]: the size guard: merges whose generated code measured larger are undone.
+//! - [`instrument`]: edge-profiling counters (`fmerge instrument`) and profiles put back
+//!   into a module (`fmerge opt --profile`).
 //! - [`profile`]: hot functions by the module's profile stay out of merges that add work.
 //! - [`options`], [`report`]: what was asked, what was done.
 //!
@@ -29,6 +31,7 @@ pub mod fold;
 pub mod global;
 pub mod guard;
 pub mod identical;
+pub mod instrument;
 pub mod intersect;
 pub mod measure;
 pub mod options;

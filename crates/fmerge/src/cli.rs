@@ -98,6 +98,119 @@ Example (a Rust program linked from a merged fat-LTO module; check.sh builds and
   fmerge bisect demo.bc --test './check.sh {}' -- --whole-program"
     )]
     Bisect(BisectArgs),
+    /// Instrument a module for edge profiling with the fewest counters (seed 001).
+    #[command(long_about = "Adds counters to every function of the module so that, after the \
+program runs, every block and edge count and every function's entry count can be rebuilt: the \
+counters sit on the edges outside a maximum spanning tree of each function's control flow \
+(Knuth; Ball and Larus), weighted by LLVM's static frequency estimate, so they land on cold \
+edges. Writes the instrumented module and a probe map (`--map`, default: OUT with the extension \
+.fpmap). The program appends one record per run to the file named by FMERGE_PROFILE_FILE \
+(default fmerge.profraw) when it exits; `fmerge profile merge` turns records into a profile \
+for `fmerge opt --profile`.
+
+Example:
+  fmerge instrument prog.bc -o prog.inst.bc && clang-22 prog.inst.bc -o prog.inst
+  FMERGE_PROFILE_FILE=train.profraw ./prog.inst < training-input
+  fmerge profile merge train.profraw --map prog.inst.fpmap -o train.fprof
+  fmerge opt prog.bc --profile train.fprof -o prog.opt.bc")]
+    Instrument(InstrumentArgs),
+    /// Merge and inspect profiles written by instrumented programs.
+    #[command(subcommand)]
+    Profile(ProfileCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProfileCommand {
+    /// Merge raw records (and earlier profiles) into one profile.
+    #[command(long_about = "Reads raw profile files written by programs built from `fmerge \
+instrument` output and profiles written by earlier merges, sums the runs of each module the \
+given probe maps describe, rebuilds every function's block and edge counts, and writes one \
+profile. Functions whose counts do not fit their control flow (another build, or lost updates \
+of non-atomic counters in threads) are reported and left out.")]
+    Merge(ProfileMergeArgs),
+    /// Print a profile's runs, coverage and hottest functions.
+    Show(ProfileShowArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct InstrumentArgs {
+    /// Input modules (.bc or .ll); several are linked into one.
+    #[arg(required = true, value_name = "IN")]
+    pub inputs: Vec<PathBuf>,
+    /// The instrumented module to write.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// The probe map to write (default: OUT with the extension .fpmap).
+    #[arg(long, value_name = "MAP")]
+    pub map: Option<PathBuf>,
+    /// Where counters go: on the fewest edges (optimal), or one in every block (the naive
+    /// reference, for checking).
+    #[arg(long, value_enum, default_value_t = ProbeKind::Optimal)]
+    pub probes: ProbeKind,
+    /// Atomic counter updates: exact counts in multi-threaded programs, at a higher cost per
+    /// update. Without it, as with clang's default (-fprofile-update=single), threads running
+    /// the same code at once can lose updates.
+    #[arg(long)]
+    pub atomic: bool,
+    /// Treat a call as able to leave its caller only if it may unwind or never returns, not
+    /// every call that might reach exit() or longjmp: fewer counters, and counts that are off
+    /// by the frames on the stack when such a call ends the program.
+    #[arg(long)]
+    pub assume_calls_return: bool,
+    /// What to write.
+    #[arg(long, value_enum, default_value_t = EmitKind::Bc)]
+    pub emit: EmitKind,
+    /// Target triple (default: the module's, else the host's).
+    #[arg(long, value_name = "TRIPLE")]
+    pub target: Option<String>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// No summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl InstrumentArgs {
+    /// The probe map's path.
+    pub fn map_path(&self) -> PathBuf {
+        self.map.clone().unwrap_or_else(|| self.output.with_extension("fpmap"))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProbeKind {
+    Optimal,
+    Blocks,
+}
+
+#[derive(Args, Debug)]
+pub struct ProfileMergeArgs {
+    /// Raw profiles (written by instrumented programs) and profiles (from earlier merges).
+    #[arg(required = true, value_name = "IN")]
+    pub inputs: Vec<PathBuf>,
+    /// Probe maps of the instrumented modules the raw records come from.
+    #[arg(long = "map", value_name = "MAP")]
+    pub maps: Vec<PathBuf>,
+    /// The profile to write.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// No summary line.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ProfileShowArgs {
+    /// A profile written by `fmerge profile merge`.
+    #[arg(value_name = "PROFILE")]
+    pub input: PathBuf,
+    /// How many of the hottest functions to list (0 = all).
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl Command {
@@ -109,7 +222,8 @@ impl Command {
             Command::Apply(a) => Some(a.report.iter().cloned().chain([a.output.clone()]).collect()),
             Command::Summarize(a) => Some(vec![a.output.clone()]),
             Command::Size(_) | Command::Explain(_) => Some(Vec::new()),
-            Command::Combine(_) | Command::Bisect(_) => None,
+            Command::Instrument(a) => Some(vec![a.output.clone(), a.map_path()]),
+            Command::Combine(_) | Command::Bisect(_) | Command::Profile(_) => None,
         }
     }
 }
@@ -266,8 +380,14 @@ pub struct OptArgs {
     #[arg(long, value_name = "PERCENT", default_value_t = 99.0, value_parser = percent)]
     pub hot_percentile: f64,
     /// Ignore the module's profile (merge hot code as if there were none).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "profile")]
     pub ignore_profile: bool,
+    /// Use this profile (from `fmerge profile merge`) instead of the one the module carries:
+    /// every function whose name and control flow match gets its counts (functions whose code
+    /// changed since are left without), then hot functions stay out of merges as with a clang
+    /// PGO profile.
+    #[arg(long, value_name = "FILE.fprof")]
+    pub profile: Option<PathBuf>,
     /// Run LLVM's machine outliner on the object file (`--emit obj`), as `llc-22
     /// -enable-machine-outliner` does: merging first, then outlining. Merges are priced without
     /// it (sizes measured with the outliner in module subsets predicted the outlined module

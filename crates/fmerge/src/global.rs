@@ -105,4 +105,5 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
 /// Format errors of summaries and merge information (exit code 9).
 pub fn is_format_error(e: &anyhow::Error) -> bool {
     e.downcast_ref::<fmerge_core::global::FormatError>().is_some()
+        || e.downcast_ref::<fmerge_core::profdata::Error>().is_some()
 }

@@ -7,6 +7,7 @@ mod explain;
 mod global;
 mod input;
 mod opt;
+mod profile;
 mod progress;
 mod size;
 mod supervise;
@@ -29,6 +30,9 @@ fn main() {
         cli::Command::Combine(args) => global::combine_cmd(args),
         cli::Command::Apply(args) => global::apply(args),
         cli::Command::Bisect(args) => bisect::run(args),
+        cli::Command::Instrument(args) => profile::instrument(args),
+        cli::Command::Profile(cli::ProfileCommand::Merge(args)) => profile::merge(args),
+        cli::Command::Profile(cli::ProfileCommand::Show(args)) => profile::show(args),
     };
     if let Err(e) = result {
         // A closed pipe (`fmerge size x.bc | head`) is the reader's choice, not an error.

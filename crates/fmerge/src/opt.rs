@@ -21,6 +21,21 @@ pub fn run(args: OptArgs) -> Result<()> {
     if args.target.is_some() {
         target.retarget(&module);
     }
+    let profile_use = match &args.profile {
+        Some(path) => {
+            let profile = crate::profile::read_profile(path)?;
+            let used = fmerge_passes::instrument::apply_profile(&module, &profile);
+            if !used.stale.is_empty() {
+                eprintln!(
+                    "fmerge: warning: {} functions changed since the profile was taken and get no counts (e.g. {})",
+                    used.stale.len(),
+                    used.stale[0]
+                );
+            }
+            Some(used)
+        }
+        None => None,
+    };
     let opts = Options {
         stages: Stages {
             identical: args.merge.contains(&MergeKind::Identical),
@@ -96,6 +111,15 @@ pub fn run(args: OptArgs) -> Result<()> {
         writeln!(out, "{}", serde_json::to_string_pretty(&shown)?)?;
     } else if !args.quiet {
         print_summary(&mut out, &report)?;
+        if let Some(u) = &profile_use {
+            writeln!(
+                out,
+                "  profile: counts for {} functions, {} changed since it was taken, {} not in it",
+                u.applied,
+                u.stale.len(),
+                u.missing
+            )?;
+        }
         if args.timings {
             let shown: Vec<String> =
                 steps.iter().map(|(m, d)| format!("{m} {:.2}s", d.as_secs_f64())).collect();

@@ -1,0 +1,567 @@
+//! fmerge's own profiles (seed 001): the probe map `fmerge instrument` writes next to the
+//! instrumented module, the raw records the instrumented program appends at exit, and the
+//! merged profile `fmerge opt --profile` reads.
+//!
+//! **Flow.** `instrument` places probes per function ([`crate::probes::place`]) and records,
+//! for each function, its control-flow graph, how it is counted and which counters it owns
+//! ([`ProbeMap`], JSON). Each run of the program appends one [`RawRecord`] per instrumented
+//! module to the raw file: a 40-byte header (magic `FMPRAW01`, module id, number of counters,
+//! wall-clock nanoseconds, work) and the counters, all little-endian `u64`. [`merge`] sums the
+//! records of each module, rebuilds every block and edge count with the map
+//! ([`crate::probes::reconstruct`]) and writes a [`Profile`] (JSON), keyed by function name and
+//! a hash of the function's control-flow graph, so that a profile never lands on a function
+//! whose code changed.
+//!
+//! **Schemes.** [`Scheme::Edges`]: Ball–Larus optimal placement, every edge and block count
+//! recovered. [`Scheme::Blocks`]: one counter per reachable block, exact block counts; edge
+//! counts only where flow conservation determines them. A function uses `Blocks` when asked
+//! (`--probes blocks`, the reference the optimal counts are checked against) or when its
+//! optimal placement needs a counter on an edge that cannot be split.
+
+use crate::hash::StableHasher;
+use crate::probes::{self, Cfg, FlowEdge};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use thiserror::Error;
+
+/// `format` of a probe map.
+pub const MAP_FORMAT: &str = "fmerge-probe-map";
+/// `format` of a merged profile.
+pub const PROFILE_FORMAT: &str = "fmerge-profile";
+/// Version of both formats.
+pub const VERSION: u32 = 1;
+/// First word of every raw record: `FMPRAW01` read as a little-endian `u64`.
+pub const RAW_MAGIC: u64 = u64::from_le_bytes(*b"FMPRAW01");
+/// Header words of a raw record: magic, module id, counters, wall ns, work.
+pub const RAW_HEADER_WORDS: usize = 5;
+
+/// How a function is counted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scheme {
+    /// Optimal edge probes; `sites` lists them in counter order.
+    Edges { sites: Vec<FlowEdge> },
+    /// One counter at the start of each listed block.
+    Blocks { blocks: Vec<u32> },
+}
+
+impl Scheme {
+    pub fn counters(&self) -> usize {
+        match self {
+            Scheme::Edges { sites } => sites.len(),
+            Scheme::Blocks { blocks } => blocks.len(),
+        }
+    }
+}
+
+/// One instrumented function.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionProbes {
+    pub name: String,
+    /// [`cfg_hash`] of `cfg`.
+    pub cfg_hash: u64,
+    pub cfg: Cfg,
+    pub scheme: Scheme,
+    /// Index of the function's first counter in the module's counter array.
+    pub first: u64,
+    /// Why the function is counted with `Blocks` although `Edges` was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+}
+
+/// What `fmerge instrument` did to one module.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProbeMap {
+    pub format: String,
+    pub version: u32,
+    /// Identifies the module's records in raw files: a hash of everything below.
+    pub module_id: u64,
+    pub counters: u64,
+    /// Increments are atomic (`--atomic`).
+    pub atomic: bool,
+    /// Calls are assumed to come back (`--assume-calls-return`).
+    pub assume_calls_return: bool,
+    pub functions: Vec<FunctionProbes>,
+    /// Functions left uninstrumented, with the reason.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// The structural hash of a control-flow graph: number of blocks and edges.
+pub fn cfg_hash(cfg: &Cfg) -> u64 {
+    let mut h = StableHasher::with_seed(0x6366_675f_6861_7368);
+    h.word(cfg.blocks as u64);
+    for &(a, b) in &cfg.edges {
+        h.word(u64::from(a) << 32 | u64::from(b));
+    }
+    h.finish()
+}
+
+impl ProbeMap {
+    /// A map over `functions`, counters numbered consecutively in that order; sets `first`
+    /// and the module id.
+    pub fn new(
+        mut functions: Vec<FunctionProbes>,
+        skipped: Vec<(String, String)>,
+        atomic: bool,
+        assume_calls_return: bool,
+    ) -> ProbeMap {
+        let mut first = 0u64;
+        let mut h = StableHasher::with_seed(0x7072_6f62_655f_6d61);
+        h.word(u64::from(atomic)).word(u64::from(assume_calls_return));
+        for f in &mut functions {
+            f.first = first;
+            first += f.scheme.counters() as u64;
+            h.str(&f.name).word(f.cfg_hash).word(f.first);
+            match &f.scheme {
+                Scheme::Edges { sites } => {
+                    h.word(1).word(sites.len() as u64);
+                }
+                Scheme::Blocks { blocks } => {
+                    h.word(2).words(&blocks.iter().map(|&b| u64::from(b)).collect::<Vec<_>>());
+                }
+            }
+        }
+        ProbeMap {
+            format: MAP_FORMAT.into(),
+            version: VERSION,
+            module_id: h.finish(),
+            counters: first,
+            atomic,
+            assume_calls_return,
+            functions,
+            skipped,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a probe map serializes")
+    }
+
+    pub fn from_json(text: &str) -> Result<ProbeMap, Error> {
+        let map: ProbeMap =
+            serde_json::from_str(text).map_err(|e| Error::Format(format!("probe map: {e}")))?;
+        if map.format != MAP_FORMAT || map.version != VERSION {
+            return Err(Error::Format(format!(
+                "not a probe map of version {VERSION} (format {:?}, version {})",
+                map.format, map.version
+            )));
+        }
+        let mut first = 0u64;
+        for f in &map.functions {
+            f.cfg.validate().map_err(|e| Error::Format(format!("{}: {e}", f.name)))?;
+            if f.first != first || cfg_hash(&f.cfg) != f.cfg_hash {
+                return Err(Error::Format(format!("{}: counters or hash do not add up", f.name)));
+            }
+            if let Scheme::Edges { sites } = &f.scheme
+                && probes::place(&f.cfg).sites().collect::<Vec<_>>() != *sites
+            {
+                return Err(Error::Format(format!(
+                    "{}: the probe sites are not the CFG's",
+                    f.name
+                )));
+            }
+            if let Scheme::Blocks { blocks } = &f.scheme
+                && blocks.iter().any(|&b| b as usize >= f.cfg.blocks)
+            {
+                return Err(Error::Format(format!("{}: a counted block is out of range", f.name)));
+            }
+            first += f.scheme.counters() as u64;
+        }
+        if first != map.counters {
+            return Err(Error::Format("the functions' counters do not add up".into()));
+        }
+        Ok(map)
+    }
+}
+
+/// Why a profile file was rejected.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum Error {
+    #[error("{0}")]
+    Format(String),
+    #[error("raw profile: {0}")]
+    Raw(String),
+}
+
+/// One run of one instrumented module, as the runtime wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawRecord {
+    pub module_id: u64,
+    pub wall_ns: u64,
+    pub work: u64,
+    pub counters: Vec<u64>,
+}
+
+/// Reads every record of a raw profile file.
+pub fn read_raw(bytes: &[u8]) -> Result<Vec<RawRecord>, Error> {
+    let word = |at: usize| -> Option<u64> {
+        bytes.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    };
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at < bytes.len() {
+        let header: Option<Vec<u64>> = (0..RAW_HEADER_WORDS).map(|k| word(at + 8 * k)).collect();
+        let Some(h) = header else {
+            return Err(Error::Raw(format!("truncated record header at byte {at}")));
+        };
+        if h[0] != RAW_MAGIC {
+            return Err(Error::Raw(format!(
+                "no record starts at byte {at} (not an fmerge raw profile)"
+            )));
+        }
+        let n = usize::try_from(h[2])
+            .ok()
+            .filter(|&n| n <= (bytes.len() - at) / 8)
+            .ok_or_else(|| Error::Raw(format!("truncated record at byte {at}")))?;
+        let body = at + 8 * RAW_HEADER_WORDS;
+        let counters: Option<Vec<u64>> = (0..n).map(|k| word(body + 8 * k)).collect();
+        let counters =
+            counters.ok_or_else(|| Error::Raw(format!("truncated record at byte {at}")))?;
+        out.push(RawRecord { module_id: h[1], wall_ns: h[3], work: h[4], counters });
+        at = body + 8 * n;
+    }
+    Ok(out)
+}
+
+/// The counts of one function, summed over runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionProfile {
+    pub name: String,
+    pub cfg_hash: u64,
+    /// Times the function was called.
+    pub entries: u64,
+    /// Times each block was entered.
+    pub blocks: Vec<u64>,
+    /// Times each edge (successor slot) was taken; `None` where the scheme cannot tell.
+    pub edges: Vec<Option<u64>>,
+}
+
+impl FunctionProfile {
+    /// The largest count in the function (entry or block).
+    pub fn max_count(&self) -> u64 {
+        self.blocks.iter().copied().chain([self.entries]).max().unwrap_or(0)
+    }
+}
+
+/// A merged profile: every function's counts over all runs read.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    pub format: String,
+    pub version: u32,
+    /// Records read, per module id (hex).
+    pub runs: u64,
+    /// Wall-clock nanoseconds of each record, in the order read.
+    pub wall_ns: Vec<u64>,
+    pub functions: Vec<FunctionProfile>,
+    /// Functions whose counts do not fit their CFG (another build, lost updates of
+    /// non-atomic counters in threads, ...), with the reason; left out of `functions`.
+    pub inconsistent: Vec<(String, String)>,
+    /// Records of modules no map was given for.
+    pub unknown_records: u64,
+}
+
+impl Profile {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a profile serializes")
+    }
+
+    pub fn from_json(text: &str) -> Result<Profile, Error> {
+        let p: Profile =
+            serde_json::from_str(text).map_err(|e| Error::Format(format!("profile: {e}")))?;
+        if p.format != PROFILE_FORMAT || p.version != VERSION {
+            return Err(Error::Format(format!(
+                "not an fmerge profile of version {VERSION} (format {:?}, version {})",
+                p.format, p.version
+            )));
+        }
+        Ok(p)
+    }
+
+    /// Adds `other`'s counts to this profile (functions matched by name and CFG hash).
+    pub fn add(&mut self, other: &Profile) {
+        self.runs += other.runs;
+        self.wall_ns.extend(&other.wall_ns);
+        self.unknown_records += other.unknown_records;
+        self.inconsistent.extend(other.inconsistent.iter().cloned());
+        let mut index: HashMap<(String, u64), usize> = self
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| ((f.name.clone(), f.cfg_hash), i))
+            .collect();
+        for f in &other.functions {
+            match index.get(&(f.name.clone(), f.cfg_hash)) {
+                Some(&i) => {
+                    let mine = &mut self.functions[i];
+                    mine.entries = mine.entries.saturating_add(f.entries);
+                    for (a, b) in mine.blocks.iter_mut().zip(&f.blocks) {
+                        *a = a.saturating_add(*b);
+                    }
+                    for (a, b) in mine.edges.iter_mut().zip(&f.edges) {
+                        *a = match (*a, *b) {
+                            (Some(a), Some(b)) => Some(a.saturating_add(b)),
+                            _ => None,
+                        };
+                    }
+                }
+                None => {
+                    index.insert((f.name.clone(), f.cfg_hash), self.functions.len());
+                    self.functions.push(f.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Sums the records of every module a map is given for and rebuilds each function's counts.
+pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
+    let mut profile =
+        Profile { format: PROFILE_FORMAT.into(), version: VERSION, ..Profile::default() };
+    let by_id: HashMap<u64, &ProbeMap> = maps.iter().map(|m| (m.module_id, m)).collect();
+    let mut sums: HashMap<u64, Vec<u64>> = HashMap::new();
+    for r in records {
+        match by_id.get(&r.module_id) {
+            Some(m) if r.counters.len() as u64 == m.counters => {
+                let s = sums.entry(r.module_id).or_insert_with(|| vec![0; r.counters.len()]);
+                for (a, b) in s.iter_mut().zip(&r.counters) {
+                    *a = a.wrapping_add(*b);
+                }
+                profile.runs += 1;
+                profile.wall_ns.push(r.wall_ns);
+            }
+            _ => profile.unknown_records += 1,
+        }
+    }
+    for m in maps {
+        let Some(sum) = sums.get(&m.module_id) else { continue };
+        for f in &m.functions {
+            let c = &sum[f.first as usize..f.first as usize + f.scheme.counters()];
+            match function_counts(f, c) {
+                Ok(fp) => profile.functions.push(fp),
+                Err(e) => profile.inconsistent.push((f.name.clone(), e.to_string())),
+            }
+        }
+    }
+    profile
+}
+
+/// One function's counts from its counters.
+pub fn function_counts(
+    f: &FunctionProbes,
+    counters: &[u64],
+) -> Result<FunctionProfile, probes::Error> {
+    match &f.scheme {
+        Scheme::Edges { .. } => {
+            let p = probes::place(&f.cfg);
+            let c = probes::reconstruct(&f.cfg, &p, counters)?;
+            Ok(FunctionProfile {
+                name: f.name.clone(),
+                cfg_hash: f.cfg_hash,
+                entries: c.entries,
+                blocks: c.blocks,
+                edges: c.edges.into_iter().map(Some).collect(),
+            })
+        }
+        Scheme::Blocks { blocks } => {
+            let mut counts = vec![0u64; f.cfg.blocks];
+            for (&b, &c) in blocks.iter().zip(counters) {
+                counts[b as usize] = c;
+            }
+            Ok(FunctionProfile {
+                name: f.name.clone(),
+                cfg_hash: f.cfg_hash,
+                entries: counts[0],
+                edges: edges_from_blocks(&f.cfg, &counts),
+                blocks: counts,
+            })
+        }
+    }
+}
+
+/// The edge counts that block counts determine by flow conservation: a block that cannot
+/// leave abnormally sends all its count along its out-edges, and every block but the entry
+/// receives its count along its in-edges. Solved repeatedly until nothing changes; the rest
+/// stay `None`.
+pub fn edges_from_blocks(cfg: &Cfg, blocks: &[u64]) -> Vec<Option<u64>> {
+    let n = cfg.edges.len();
+    let mut edges: Vec<Option<u64>> = vec![None; n];
+    let live = cfg.reachable();
+    for (i, &(a, _)) in cfg.edges.iter().enumerate() {
+        if !live[a as usize] || blocks[a as usize] == 0 {
+            edges[i] = Some(0);
+        }
+    }
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); cfg.blocks];
+    let mut inc: Vec<Vec<usize>> = vec![Vec::new(); cfg.blocks];
+    for (i, &(a, b)) in cfg.edges.iter().enumerate() {
+        out[a as usize].push(i);
+        inc[b as usize].push(i);
+    }
+    let mut leaky = vec![false; cfg.blocks];
+    for &x in cfg.exits.iter().chain(&cfg.abnormal_exits) {
+        leaky[x as usize] = true;
+    }
+    let solve = |edges: &mut Vec<Option<u64>>, group: &[usize], total: u64| -> bool {
+        let unknown: Vec<usize> = group.iter().copied().filter(|&e| edges[e].is_none()).collect();
+        if unknown.len() != 1 {
+            return false;
+        }
+        let known: u64 = group.iter().filter_map(|&e| edges[e]).fold(0, u64::saturating_add);
+        match total.checked_sub(known) {
+            Some(x) => {
+                edges[unknown[0]] = Some(x);
+                true
+            }
+            None => false,
+        }
+    };
+    loop {
+        let mut changed = false;
+        for b in 0..cfg.blocks {
+            if !leaky[b] && !out[b].is_empty() {
+                changed |= solve(&mut edges, &out[b], blocks[b]);
+            }
+            if b != 0 && !inc[b].is_empty() {
+                changed |= solve(&mut edges, &inc[b], blocks[b]);
+            }
+        }
+        if !changed {
+            return edges;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diamond() -> Cfg {
+        Cfg {
+            blocks: 4,
+            edges: vec![(0, 1), (0, 2), (1, 3), (2, 3)],
+            weights: vec![0.7, 0.3, 0.7, 0.3],
+            exits: vec![3],
+            abnormal_exits: vec![],
+            pinned: vec![],
+        }
+    }
+
+    fn record(id: u64, counters: &[u64]) -> Vec<u8> {
+        let mut v = Vec::new();
+        for w in [RAW_MAGIC, id, counters.len() as u64, 5, 0].iter().chain(counters) {
+            v.extend(w.to_le_bytes());
+        }
+        v
+    }
+
+    fn map_of(cfg: Cfg, blocks: bool) -> ProbeMap {
+        let scheme = if blocks {
+            Scheme::Blocks { blocks: (0..cfg.blocks as u32).collect() }
+        } else {
+            Scheme::Edges { sites: probes::place(&cfg).sites().collect() }
+        };
+        let f = FunctionProbes {
+            name: "f".into(),
+            cfg_hash: cfg_hash(&cfg),
+            cfg,
+            scheme,
+            first: 0,
+            fallback: None,
+        };
+        ProbeMap::new(vec![f], vec![], false, false)
+    }
+
+    #[test]
+    fn raw_records_round_trip_and_reject_garbage() {
+        let mut bytes = record(7, &[1, 2, 3]);
+        bytes.extend(record(9, &[]));
+        let r = read_raw(&bytes).unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!((r[0].module_id, r[0].wall_ns, r[0].counters.clone()), (7, 5, vec![1, 2, 3]));
+        assert!(r[1].counters.is_empty());
+        assert!(matches!(read_raw(&bytes[..bytes.len() - 3]), Err(Error::Raw(_))));
+        assert!(matches!(read_raw(&bytes[..20]), Err(Error::Raw(_))));
+        assert!(matches!(
+            read_raw(b"not a profile at all, no sir....................."),
+            Err(Error::Raw(_))
+        ));
+        let mut huge = record(1, &[]);
+        huge[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(matches!(read_raw(&huge), Err(Error::Raw(_))));
+        assert_eq!(read_raw(&[]).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn merge_sums_runs_and_rebuilds_counts() {
+        let map = map_of(diamond(), false);
+        assert_eq!(map.counters, 2);
+        // Optimal probes of the diamond: the ends of both arms (the exit and the hot arm's
+        // first edge are heavier).
+        let sites = match &map.functions[0].scheme {
+            Scheme::Edges { sites } => sites.clone(),
+            Scheme::Blocks { .. } => unreachable!(),
+        };
+        assert_eq!(sites, vec![FlowEdge::Real(2), FlowEdge::Real(3)]);
+        // Two runs: 10 calls with 3 cold, 5 calls with 1 cold.
+        let mut bytes = record(map.module_id, &[7, 3]);
+        bytes.extend(record(map.module_id, &[4, 1]));
+        bytes.extend(record(12345, &[1]));
+        let p = merge(std::slice::from_ref(&map), &read_raw(&bytes).unwrap());
+        assert_eq!((p.runs, p.unknown_records), (2, 1));
+        let f = &p.functions[0];
+        assert_eq!(f.entries, 15);
+        assert_eq!(f.blocks, vec![15, 11, 4, 15]);
+        assert_eq!(f.edges, vec![Some(11), Some(4), Some(11), Some(4)]);
+        // Counts that cannot come from this CFG are reported, not used.
+        let bad = record(map.module_id, &[u64::MAX, 10]);
+        let p = merge(std::slice::from_ref(&map), &read_raw(&bad).unwrap());
+        assert!(p.functions.is_empty());
+        assert_eq!(p.inconsistent.len(), 1);
+    }
+
+    #[test]
+    fn block_counters_give_blocks_and_determined_edges() {
+        let map = map_of(diamond(), true);
+        let bytes = record(map.module_id, &[15, 11, 4, 15]);
+        let p = merge(std::slice::from_ref(&map), &read_raw(&bytes).unwrap());
+        let f = &p.functions[0];
+        assert_eq!(f.blocks, vec![15, 11, 4, 15]);
+        assert_eq!(f.edges, vec![Some(11), Some(4), Some(11), Some(4)]);
+        // A block that may leave abnormally does not determine its out-edges.
+        let mut g = diamond();
+        g.abnormal_exits = vec![0];
+        assert_eq!(
+            edges_from_blocks(&g, &[15, 11, 4, 15]),
+            vec![Some(11), Some(4), Some(11), Some(4)]
+        );
+        g.abnormal_exits = vec![0, 1];
+        g.edges.push((1, 2));
+        g.weights.push(0.0);
+        let e = edges_from_blocks(&g, &[15, 11, 4, 15]);
+        // 2 -> 3 from block 2, then 1 -> 3 from block 3's in-flow; 0 -> 2 and 1 -> 2 stay
+        // unknown (both sources may leave abnormally).
+        assert_eq!((e[0], e[2], e[3]), (Some(11), Some(11), Some(4)));
+        assert_eq!((e[1], e[4]), (None, None));
+    }
+
+    #[test]
+    fn maps_and_profiles_round_trip_and_are_checked() {
+        let map = map_of(diamond(), false);
+        let back = ProbeMap::from_json(&map.to_json()).unwrap();
+        assert_eq!(back, map);
+        let mut wrong = map.clone();
+        wrong.functions[0].cfg.edges.swap(0, 1);
+        assert!(ProbeMap::from_json(&wrong.to_json()).is_err());
+        let mut wrong = map.clone();
+        wrong.counters += 1;
+        assert!(ProbeMap::from_json(&wrong.to_json()).is_err());
+        assert!(ProbeMap::from_json("{}").is_err());
+        let p =
+            merge(std::slice::from_ref(&map), &read_raw(&record(map.module_id, &[7, 3])).unwrap());
+        let mut twice = Profile::from_json(&p.to_json()).unwrap();
+        twice.add(&p);
+        assert_eq!(twice.runs, 2);
+        assert_eq!(twice.functions[0].blocks, vec![20, 14, 6, 20]);
+        assert!(Profile::from_json(&map.to_json()).is_err());
+    }
+}

@@ -1,0 +1,409 @@
+// fmerge's C++ shim, part 3: edge profiling (seed 001). The analyses and IR surgery behind
+// `fmerge instrument` and `fmerge opt --profile`: static edge weights from LLVM's block
+// frequency analysis, what each block is (exit, abnormal exit, ...), counter increments at the
+// probe sites the Rust side chose, the small runtime that writes the counters at exit, and
+// putting a profile back into a module as `!prof` metadata with a profile summary.
+//
+// Every function is `extern "C"`, takes C API handles and is declared once in `src/ffi.rs`.
+// Block indices are positions in the function's block list before any change.
+
+#include "llvm-c/Core.h"
+#include "llvm/Analysis/BlockFrequencyInfo.h"
+#include "llvm/Analysis/BranchProbabilityInfo.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/ProfileSummary.h"
+#include "llvm/ProfileData/InstrProf.h"
+#include "llvm/ProfileData/ProfileCommon.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <cstdint>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+// Block facts the Rust side needs to build the CFG (bits of fm_block_facts' output).
+enum : uint32_t {
+  FACT_EXIT = 1,            // leaves the function: ret, resume, unreachable
+  FACT_ABNORMAL = 2,        // holds a call that may not come back (exit, longjmp, unwinding)
+  FACT_CALL_TERMINATOR = 4, // the terminator is itself a call (invoke, callbr): no counter
+                            // may sit just before it
+  FACT_UNSPLITTABLE_OUT = 8, // edges leaving the block cannot be split (indirectbr, callbr)
+  FACT_EH_PAD = 16,          // the block is an exception-handling pad: edges into it cannot be
+                             // split
+  FACT_UNSUPPORTED = 32,     // a funclet pad or a terminator fmerge does not instrument
+  FACT_RETURNS_TWICE = 64,   // calls setjmp (or another returns_twice function): control can
+                             // come back into the middle of the block
+};
+
+// Library functions that may end the process, jump out of their caller (longjmp, throw) or
+// call back into the program (which may do either). Every other function LLVM's
+// TargetLibraryInfo recognises comes back to its caller.
+bool libraryMayNotComeBack(StringRef Name) {
+  static const char *const Names[] = {
+      "exit", "_exit", "_Exit", "quick_exit", "abort", "longjmp", "_longjmp", "siglongjmp",
+      "__longjmp_chk", "pthread_exit", "qsort", "qsort_r", "bsearch", "lfind", "lsearch",
+      "tsearch", "tfind", "tdelete", "twalk", "twalk_r", "ftw", "nftw", "scandir", "glob",
+      "raise", "kill", "execv", "execve", "execvp", "execvpe", "execl", "execlp", "execle",
+      "fexecve", "setcontext", "swapcontext", "__cxa_throw", "__cxa_rethrow",
+      "_Unwind_Resume", "pthread_once", "dl_iterate_phdr"};
+  for (const char *N : Names)
+    if (Name == N)
+      return true;
+  return false;
+}
+
+// Which calls may not come back to their caller: a call that never returns, may unwind
+// through a plain call, or (unless calls are assumed to return) may reach exit() or longjmp:
+// an indirect call, a call to an unknown external function, or to a function of the module
+// that makes such a call (a greatest fixpoint over the module: recursion alone is harmless).
+struct ComebackAnalysis {
+  bool AssumeCallsReturn;
+  TargetLibraryInfoImpl TLII;
+  TargetLibraryInfo TLI;
+  DenseSet<const Function *> MayNotComeBack;
+
+  ComebackAnalysis(Module &M, bool Assume)
+      : AssumeCallsReturn(Assume), TLII(M.getTargetTriple()), TLI(TLII) {
+    if (Assume)
+      return;
+    bool Changed = true;
+    while (Changed) {
+      Changed = false;
+      for (Function &F : M) {
+        if (F.isDeclaration() || MayNotComeBack.contains(&F))
+          continue;
+        bool Bad = false;
+        for (BasicBlock &BB : F)
+          for (Instruction &I : BB)
+            if (auto *CB = dyn_cast<CallBase>(&I))
+              Bad |= callMayNotComeBack(*CB);
+        if (Bad) {
+          MayNotComeBack.insert(&F);
+          Changed = true;
+        }
+      }
+    }
+  }
+
+  bool callMayNotComeBack(const CallBase &CB) const {
+    if (isa<DbgInfoIntrinsic>(CB))
+      return false;
+    if (CB.doesNotReturn())
+      return true;
+    if (!CB.doesNotThrow() && !isa<InvokeInst>(CB))
+      return true; // may unwind out of the caller through a plain call
+    if (AssumeCallsReturn || CB.willReturn() || CB.isInlineAsm())
+      return false;
+    const Function *Callee = CB.getCalledFunction();
+    if (!Callee)
+      return true;
+    if (Callee->isIntrinsic())
+      return false;
+    if (!Callee->isDeclaration())
+      return MayNotComeBack.contains(Callee);
+    LibFunc LF;
+    if (TLI.getLibFunc(*Callee, LF))
+      return libraryMayNotComeBack(Callee->getName());
+    return true;
+  }
+};
+
+} // namespace
+
+extern "C" {
+
+// The analysis behind FACT_ABNORMAL for every function of M (freed by
+// fm_comeback_analysis_free). `AssumeCallsReturn`: only calls that may unwind or never return
+// may not come back.
+void *fm_comeback_analysis_new(LLVMModuleRef M, int AssumeCallsReturn) {
+  return new ComebackAnalysis(*unwrap(M), AssumeCallsReturn != 0);
+}
+
+void fm_comeback_analysis_free(void *A) { delete static_cast<ComebackAnalysis *>(A); }
+
+// Facts about each block of Fn (see the FACT_ bits), n = number of blocks, with an analysis of
+// Fn's module.
+void fm_block_facts(LLVMValueRef Fn, const void *Analysis, uint32_t *Out, size_t N) {
+  Function *F = unwrap<Function>(Fn);
+  const auto &A = *static_cast<const ComebackAnalysis *>(Analysis);
+  size_t K = 0;
+  for (BasicBlock &BB : *F) {
+    uint32_t Facts = 0;
+    Instruction *T = BB.getTerminator();
+    if (isa<ReturnInst>(T) || isa<ResumeInst>(T) || isa<UnreachableInst>(T))
+      Facts |= FACT_EXIT;
+    if (isa<InvokeInst>(T) || isa<CallBrInst>(T))
+      Facts |= FACT_CALL_TERMINATOR;
+    if (isa<IndirectBrInst>(T) || isa<CallBrInst>(T))
+      Facts |= FACT_UNSPLITTABLE_OUT;
+    if (BB.isEHPad())
+      Facts |= FACT_EH_PAD;
+    if (isa<CleanupReturnInst>(T) || isa<CatchReturnInst>(T) || isa<CatchSwitchInst>(T) ||
+        isa<CleanupPadInst>(BB.getFirstNonPHIIt()) || isa<CatchPadInst>(BB.getFirstNonPHIIt()))
+      Facts |= FACT_UNSUPPORTED;
+    // A musttail call ends the function's own work: the counter of the exit goes before it
+    // (fm_instrument_function), so it is the exit, not a call that may not come back.
+    CallInst *MustTail = BB.getTerminatingMustTailCall();
+    for (Instruction &I : BB)
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (CB != MustTail) {
+          if (A.callMayNotComeBack(*CB))
+            Facts |= FACT_ABNORMAL;
+          if (CB->hasFnAttr(Attribute::ReturnsTwice))
+            Facts |= FACT_RETURNS_TWICE;
+        }
+    if (K < N)
+      Out[K] = Facts;
+    ++K;
+  }
+}
+
+// Static weight of every edge (block frequency x branch probability, LLVM's own estimate or
+// the profile the function carries), one per successor slot, blocks in order. Returns the
+// number of edges.
+size_t fm_edge_weights(LLVMValueRef Fn, double *Out, size_t N) {
+  Function *F = unwrap<Function>(Fn);
+  DominatorTree DT(*F);
+  LoopInfo LI(DT);
+  PostDominatorTree PDT(*F);
+  TargetLibraryInfoImpl TLII(F->getParent()->getTargetTriple());
+  TargetLibraryInfo TLI(TLII);
+  BranchProbabilityInfo BPI(*F, LI, &TLI, &DT, &PDT);
+  BlockFrequencyInfo BFI(*F, BPI, LI);
+  size_t K = 0;
+  for (BasicBlock &BB : *F) {
+    double Freq = static_cast<double>(BFI.getBlockFreq(&BB).getFrequency());
+    Instruction *T = BB.getTerminator();
+    for (unsigned S = 0, E = T->getNumSuccessors(); S != E; ++S) {
+      BranchProbability P = BPI.getEdgeProbability(&BB, S);
+      if (K < N)
+        Out[K] = Freq * static_cast<double>(P.getNumerator()) /
+                 static_cast<double>(P.getDenominator());
+      ++K;
+    }
+  }
+  return K;
+}
+
+// The profile data of a module: `{ [5 x i64] header, [N x i64] counters }`, internal, named
+// `__fmerge_prof_data`. Header: magic, module id, N, wall-clock nanoseconds (filled at exit),
+// work (filled by work instrumentation). Returns the global.
+LLVMValueRef fm_profile_data_global(LLVMModuleRef MRef, uint64_t Magic, uint64_t ModuleId,
+                                    uint64_t N) {
+  Module *M = unwrap(MRef);
+  LLVMContext &C = M->getContext();
+  Type *I64 = Type::getInt64Ty(C);
+  ArrayType *HeaderTy = ArrayType::get(I64, 5);
+  ArrayType *CountersTy = ArrayType::get(I64, N);
+  StructType *Ty = StructType::get(C, {HeaderTy, CountersTy});
+  Constant *Header = ConstantArray::get(
+      HeaderTy, {ConstantInt::get(I64, Magic), ConstantInt::get(I64, ModuleId),
+                 ConstantInt::get(I64, N), ConstantInt::get(I64, 0), ConstantInt::get(I64, 0)});
+  Constant *Init = ConstantStruct::get(Ty, {Header, ConstantAggregateZero::get(CountersTy)});
+  auto *G = new GlobalVariable(*M, Ty, false, GlobalValue::InternalLinkage, Init,
+                               "__fmerge_prof_data");
+  G->setAlignment(Align(8));
+  return wrap(G);
+}
+
+// Puts counter increments into Fn. Sites are triples (kind, block, successor slot):
+// kind 0 = just before the block's terminator (before a musttail call that ends it), 1 = at the block's first insertion point,
+// 2 = on the edge (block, slot), in a new block that splits it. The i-th site increments
+// counter `First + i` of Data. Atomic: `atomicrmw add monotonic` instead of load/add/store.
+// Returns 0, or -1 if an edge could not be split (Fn may then be partly instrumented: the
+// caller checks splittability first).
+int fm_instrument_function(LLVMValueRef Fn, const uint32_t *Sites, size_t NSites,
+                           LLVMValueRef DataRef, uint64_t First, int Atomic) {
+  Function *F = unwrap<Function>(Fn);
+  auto *Data = cast<GlobalVariable>(unwrap(DataRef));
+  std::vector<BasicBlock *> Blocks;
+  for (BasicBlock &BB : *F)
+    Blocks.push_back(&BB);
+  // Terminators and successors are read before any edge is split.
+  std::vector<std::pair<Instruction *, unsigned>> Edges(NSites, {nullptr, 0});
+  for (size_t I = 0; I < NSites; ++I)
+    if (Sites[3 * I] == 2)
+      Edges[I] = {Blocks[Sites[3 * I + 1]]->getTerminator(), Sites[3 * I + 2]};
+  Type *I64 = Type::getInt64Ty(F->getContext());
+  Type *DataTy = Data->getValueType();
+  for (size_t I = 0; I < NSites; ++I) {
+    uint32_t Kind = Sites[3 * I];
+    BasicBlock *BB = Blocks[Sites[3 * I + 1]];
+    BasicBlock::iterator At;
+    if (Kind == 0) {
+      // Nothing may come between a musttail call and its ret.
+      if (CallInst *MustTail = BB->getTerminatingMustTailCall())
+        At = MustTail->getIterator();
+      else
+        At = BB->getTerminator()->getIterator();
+    } else if (Kind == 1) {
+      At = BB->getFirstInsertionPt();
+    } else {
+      CriticalEdgeSplittingOptions Opts;
+      BasicBlock *New = SplitCriticalEdge(Edges[I].first, Edges[I].second, Opts);
+      if (!New)
+        return -1;
+      At = New->getFirstInsertionPt();
+    }
+    IRBuilder<> B(At->getParent(), At);
+    Value *Ptr = B.CreateInBoundsGEP(
+        DataTy, Data, {B.getInt32(0), B.getInt32(1), B.getInt64(First + I)});
+    if (Atomic) {
+      B.CreateAtomicRMW(AtomicRMWInst::Add, Ptr, ConstantInt::get(I64, 1), Align(8),
+                        AtomicOrdering::Monotonic);
+    } else {
+      Value *Old = B.CreateAlignedLoad(I64, Ptr, Align(8), "fmerge.count");
+      B.CreateAlignedStore(B.CreateAdd(Old, ConstantInt::get(I64, 1)), Ptr, Align(8));
+    }
+  }
+  return 0;
+}
+
+// The runtime, generated into the module (Linux: the open() flags below are Linux's on every
+// architecture LLVM targets there). A constructor notes the start time; a destructor (run by exit() and by returning from main, after atexit handlers) appends the
+// whole data block, header and counters, to the file named by $FMERGE_PROFILE_FILE (default
+// `fmerge.profraw`) with one write(2) on an O_APPEND descriptor, so that the records of
+// processes running at the same time do not interleave. A forked child writes its own record,
+// which includes what ran before the fork: each record is the whole history of one process,
+// so its counts are consistent on their own. A process that dies on a signal or calls _exit()
+// writes nothing.
+void fm_profile_runtime(LLVMModuleRef MRef, LLVMValueRef DataRef) {
+  Module *M = unwrap(MRef);
+  auto *Data = cast<GlobalVariable>(unwrap(DataRef));
+  LLVMContext &C = M->getContext();
+  Type *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C);
+  PointerType *Ptr = PointerType::getUnqual(C);
+  Type *Void = Type::getVoidTy(C);
+  const DataLayout &DL = M->getDataLayout();
+  uint64_t Size = DL.getTypeAllocSize(Data->getValueType());
+  StructType *TimespecTy = StructType::get(C, {I64, I64});
+
+  auto *Start = new GlobalVariable(*M, I64, false, GlobalValue::InternalLinkage,
+                                   ConstantInt::get(I64, 0), "__fmerge_prof_start");
+  FunctionCallee ClockGettime =
+      M->getOrInsertFunction("clock_gettime", FunctionType::get(I32, {I32, Ptr}, false));
+  auto Now = [&](IRBuilder<> &B) {
+    Value *TS = B.CreateAlloca(TimespecTy);
+    B.CreateCall(ClockGettime, {ConstantInt::get(I32, 1 /* CLOCK_MONOTONIC */), TS});
+    Value *Sec = B.CreateLoad(I64, B.CreateStructGEP(TimespecTy, TS, 0));
+    Value *Nsec = B.CreateLoad(I64, B.CreateStructGEP(TimespecTy, TS, 1));
+    return B.CreateAdd(B.CreateMul(Sec, ConstantInt::get(I64, 1000000000)), Nsec);
+  };
+  auto NewFn = [&](const char *Name) {
+    Function *Fn = Function::Create(FunctionType::get(Void, false),
+                                    GlobalValue::InternalLinkage, Name, M);
+    Fn->addFnAttr(Attribute::NoUnwind);
+    Fn->addFnAttr(Attribute::NoInline);
+    return Fn;
+  };
+
+  Function *Ctor = NewFn("__fmerge_prof_init");
+  {
+    IRBuilder<> B(BasicBlock::Create(C, "entry", Ctor));
+    B.CreateStore(Now(B), Start);
+    B.CreateRetVoid();
+  }
+  Function *Dtor = NewFn("__fmerge_prof_write");
+  {
+    BasicBlock *Entry = BasicBlock::Create(C, "entry", Dtor);
+    BasicBlock *Default = BasicBlock::Create(C, "default", Dtor);
+    BasicBlock *Open = BasicBlock::Create(C, "open", Dtor);
+    BasicBlock *Write = BasicBlock::Create(C, "write", Dtor);
+    BasicBlock *Done = BasicBlock::Create(C, "done", Dtor);
+    IRBuilder<> B(Entry);
+    Value *Wall = B.CreateSub(Now(B), B.CreateLoad(I64, Start));
+    Value *Header = B.CreateConstInBoundsGEP2_64(Data->getValueType(), Data, 0, 0);
+    B.CreateStore(Wall, B.CreateConstInBoundsGEP2_64(ArrayType::get(I64, 5), Header, 0, 3));
+    FunctionCallee Getenv =
+        M->getOrInsertFunction("getenv", FunctionType::get(Ptr, {Ptr}, false));
+    Value *Env = B.CreateCall(Getenv, {B.CreateGlobalString("FMERGE_PROFILE_FILE")});
+    B.CreateCondBr(B.CreateIsNull(Env), Default, Open);
+    B.SetInsertPoint(Default);
+    Value *Fallback = B.CreateGlobalString("fmerge.profraw");
+    B.CreateBr(Open);
+    B.SetInsertPoint(Open);
+    PHINode *Path = B.CreatePHI(Ptr, 2);
+    Path->addIncoming(Env, Entry);
+    Path->addIncoming(Fallback, Default);
+    FunctionCallee OpenFn =
+        M->getOrInsertFunction("open", FunctionType::get(I32, {Ptr, I32}, true));
+    // O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode 0644
+    Value *Fd = B.CreateCall(OpenFn, {Path, ConstantInt::get(I32, 0x1 | 0x40 | 0x400 | 0x80000),
+                                      ConstantInt::get(I32, 0644)});
+    B.CreateCondBr(B.CreateICmpSLT(Fd, ConstantInt::get(I32, 0)), Done, Write);
+    B.SetInsertPoint(Write);
+    FunctionCallee WriteFn =
+        M->getOrInsertFunction("write", FunctionType::get(I64, {I32, Ptr, I64}, false));
+    B.CreateCall(WriteFn, {Fd, Data, ConstantInt::get(I64, Size)});
+    FunctionCallee CloseFn =
+        M->getOrInsertFunction("close", FunctionType::get(I32, {I32}, false));
+    B.CreateCall(CloseFn, {Fd});
+    B.CreateBr(Done);
+    B.SetInsertPoint(Done);
+    B.CreateRetVoid();
+  }
+  appendToGlobalCtors(*M, Ctor, 0);
+  appendToGlobalDtors(*M, Dtor, 0);
+}
+
+// Attaches a profile to Fn: its entry count and, on every terminator with two or more
+// successors, branch weights (one per successor slot, blocks in order, `EdgeCounts` has one
+// count per slot of every block). Weights are clamped to 32 bits as LLVM's PGO does, scaled
+// together so their ratios survive.
+void fm_set_function_profile(LLVMValueRef Fn, uint64_t Entry, const uint64_t *EdgeCounts,
+                             size_t NEdges) {
+  Function *F = unwrap<Function>(Fn);
+  F->setEntryCount(Function::ProfileCount(Entry, Function::PCT_Real));
+  MDBuilder MDB(F->getContext());
+  size_t K = 0;
+  for (BasicBlock &BB : *F) {
+    Instruction *T = BB.getTerminator();
+    unsigned N = T->getNumSuccessors();
+    if (K + N > NEdges)
+      return;
+    if (N >= 2 && !isa<CallBrInst>(T)) {
+      uint64_t Max = 0;
+      for (unsigned S = 0; S < N; ++S)
+        Max = std::max(Max, EdgeCounts[K + S]);
+      uint64_t Scale = Max > UINT32_MAX ? Max / UINT32_MAX + 1 : 1;
+      SmallVector<uint32_t, 4> W;
+      for (unsigned S = 0; S < N; ++S)
+        W.push_back(static_cast<uint32_t>(EdgeCounts[K + S] / Scale));
+      if (Max > 0)
+        T->setMetadata(LLVMContext::MD_prof, MDB.createBranchWeights(W));
+    }
+    K += N;
+  }
+}
+
+// Sets the module's profile summary from all counts a profile gave (entry counts and block
+// counts), as LLVM's instrumentation PGO computes it, so that LLVM (and fmerge's hot cut) can
+// tell hot from cold.
+void fm_set_profile_summary(LLVMModuleRef MRef, const uint64_t *Entries, size_t NEntries,
+                            const uint64_t *Counts, size_t NCounts) {
+  Module *M = unwrap(MRef);
+  InstrProfSummaryBuilder Builder(ProfileSummaryBuilder::DefaultCutoffs);
+  for (size_t I = 0; I < NEntries; ++I)
+    Builder.addEntryCount(Entries[I]);
+  for (size_t I = 0; I < NCounts; ++I)
+    Builder.addInternalCount(Counts[I]);
+  std::unique_ptr<ProfileSummary> PS = Builder.getSummary();
+  M->setProfileSummary(PS->getMD(M->getContext()), ProfileSummary::PSK_Instr);
+}
+
+} // extern "C"

@@ -1,0 +1,236 @@
+//! Edge profiling in LLVM IR (seed 001; `shim/instrument.cpp`): what fmerge must know of a
+//! function's control flow to place probes, the counter increments at the chosen sites, the
+//! runtime that writes the counters, and profile counts put back into a module as `!prof`
+//! metadata.
+//!
+//! The placement itself (which edges get a counter) is LLVM-free:
+//! `fmerge_core::probes`. This module only reads and writes IR.
+
+use crate::ffi;
+use crate::module::Module;
+use crate::value::{Block, Value};
+use std::collections::HashMap;
+
+/// What a block is, for probe placement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockFacts(u32);
+
+impl BlockFacts {
+    /// Leaves the function (ret, resume, unreachable).
+    pub fn is_exit(self) -> bool {
+        self.0 & 1 != 0
+    }
+    /// Holds a call that may not come back: a call that never returns, may unwind through a
+    /// plain call, or (unless calls are assumed to return) may reach `exit()` or `longjmp`:
+    /// an indirect call, a call of an unknown external function or of a library function
+    /// that can (exit, longjmp, qsort's callback, ...), or of a function of the module that
+    /// makes such a call.
+    pub fn is_abnormal_exit(self) -> bool {
+        self.0 & 2 != 0
+    }
+    /// The terminator is a call (invoke, callbr): a counter just before it would run before
+    /// the call.
+    pub fn call_terminator(self) -> bool {
+        self.0 & 4 != 0
+    }
+    /// Edges leaving the block cannot be split (indirectbr, callbr).
+    pub fn unsplittable_out(self) -> bool {
+        self.0 & 8 != 0
+    }
+    /// An exception-handling pad: edges into it cannot be split.
+    pub fn eh_pad(self) -> bool {
+        self.0 & 16 != 0
+    }
+    /// Funclet-based exception handling (Windows): not instrumented.
+    pub fn unsupported(self) -> bool {
+        self.0 & 32 != 0
+    }
+    /// Calls a function that returns twice (setjmp): control can come back into the middle
+    /// of the block, which edge counters cannot see.
+    pub fn returns_twice(self) -> bool {
+        self.0 & 64 != 0
+    }
+}
+
+/// Which calls of a module may not come back to their caller (see
+/// [`BlockFacts::is_abnormal_exit`]): computed once per module, over all its functions.
+pub struct ComebackAnalysis<'m> {
+    raw: std::ptr::NonNull<std::ffi::c_void>,
+    _m: std::marker::PhantomData<&'m ()>,
+}
+
+impl<'c> Module<'c> {
+    /// The analysis of this module's calls; `assume_calls_return`: only calls that may unwind
+    /// or never return may not come back. Valid while the module's calls stay as they are.
+    pub fn comeback_analysis(&self, assume_calls_return: bool) -> ComebackAnalysis<'_> {
+        // SAFETY: a live module; the shim allocates an analysis object that only reads it.
+        let raw =
+            unsafe { ffi::fm_comeback_analysis_new(self.raw(), i32::from(assume_calls_return)) };
+        ComebackAnalysis {
+            raw: std::ptr::NonNull::new(raw).expect("analysis allocated"),
+            _m: std::marker::PhantomData,
+        }
+    }
+}
+
+impl Drop for ComebackAnalysis<'_> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by fm_comeback_analysis_new, freed once.
+        unsafe { ffi::fm_comeback_analysis_free(self.raw.as_ptr()) }
+    }
+}
+
+/// A function's control flow as probe placement sees it: blocks in layout order, one edge per
+/// successor slot (a switch with two cases to one block has two edges), in block order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ControlFlow {
+    pub blocks: usize,
+    /// `(from, to)`, blocks by index, in block order then successor-slot order.
+    pub edges: Vec<(u32, u32)>,
+    /// Static estimate of each edge's frequency (LLVM's block frequency × branch
+    /// probability; from the function's own profile if it has one).
+    pub weights: Vec<f64>,
+    pub facts: Vec<BlockFacts>,
+}
+
+/// Where a counter goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CounterSite {
+    /// Just before the block's terminator.
+    BeforeTerminator(u32),
+    /// At the block's first insertion point (after phis and landing pads).
+    BlockStart(u32),
+    /// On edge `(block, successor slot)`, in a new block that splits it.
+    SplitEdge(u32, u32),
+}
+
+/// Magic number at the start of every record the runtime writes (`FMPRAW01`, little endian).
+pub const RAW_MAGIC: u64 = u64::from_le_bytes(*b"FMPRAW01");
+
+impl<'m> Value<'m> {
+    /// The function's control flow with static weights; `calls` is the analysis of the
+    /// function's module.
+    pub fn control_flow(self, calls: &ComebackAnalysis<'_>) -> ControlFlow {
+        assert!(self.is_function() && !self.is_declaration());
+        let blocks = self.blocks();
+        let index: HashMap<Block<'m>, u32> =
+            blocks.iter().enumerate().map(|(i, &b)| (b, i as u32)).collect();
+        let mut edges = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            for s in b.terminator().map(|t| t.successors()).unwrap_or_default() {
+                edges.push((i as u32, index[&s]));
+            }
+        }
+        let mut weights = vec![0.0; edges.len()];
+        // SAFETY: a live function definition (checked); the shim builds its own analyses and
+        // writes at most `weights.len()` values.
+        let n = unsafe { ffi::fm_edge_weights(self.raw(), weights.as_mut_ptr(), weights.len()) };
+        assert_eq!(n, edges.len(), "successor slots counted twice differently");
+        let mut facts = vec![0u32; blocks.len()];
+        // SAFETY: as above, with a live analysis of the same module (both borrow it); at most
+        // `facts.len()` values written.
+        unsafe {
+            ffi::fm_block_facts(self.raw(), calls.raw.as_ptr(), facts.as_mut_ptr(), facts.len())
+        };
+        ControlFlow {
+            blocks: blocks.len(),
+            edges,
+            weights,
+            facts: facts.into_iter().map(BlockFacts).collect(),
+        }
+    }
+
+    /// Puts a counter increment at each site: site `i` adds 1 to counter `first + i` of the
+    /// module's profile data. Sites refer to blocks and successor slots as
+    /// [`Value::control_flow`] numbered them before this call. A `SplitEdge` site must name an
+    /// edge that can be split (not into an EH pad, not out of indirectbr/callbr) whose source
+    /// has several successors and whose target has several predecessors; otherwise this
+    /// returns an error and the function may be partly instrumented.
+    pub fn instrument_counters(
+        self,
+        sites: &[CounterSite],
+        data: ProfileData<'m>,
+        first: u64,
+        atomic: bool,
+    ) -> Result<(), String> {
+        assert!(self.is_function() && !self.is_declaration());
+        let nblocks = self.blocks().len() as u32;
+        let mut raw = Vec::with_capacity(sites.len() * 3);
+        for s in sites {
+            let (k, b, slot) = match *s {
+                CounterSite::BeforeTerminator(b) => (0, b, 0),
+                CounterSite::BlockStart(b) => (1, b, 0),
+                CounterSite::SplitEdge(b, slot) => (2, b, slot),
+            };
+            if b >= nblocks {
+                return Err(format!("counter site {s:?} names a block >= {nblocks}"));
+            }
+            raw.extend([k, b, slot]);
+        }
+        // SAFETY: a live function definition; every block index was checked above (slots are
+        // checked against the terminator by the Rust caller that derived them from
+        // `control_flow`); `data` is the module's profile data global. The shim only adds
+        // blocks and instructions.
+        let rc = unsafe {
+            ffi::fm_instrument_function(
+                self.raw(),
+                raw.as_ptr(),
+                sites.len(),
+                data.0.raw(),
+                first,
+                i32::from(atomic),
+            )
+        };
+        if rc == 0 { Ok(()) } else { Err(format!("{}: an edge could not be split", self.name())) }
+    }
+
+    /// Gives the function a profile: its entry count and, on each terminator with two or more
+    /// successors, branch weights from `edge_counts` (one per successor slot, in
+    /// [`Value::control_flow`] order). Replaces any profile it had.
+    pub fn set_profile(self, entry: u64, edge_counts: &[u64]) {
+        assert!(self.is_function() && !self.is_declaration());
+        // SAFETY: a live function definition; the shim reads at most `edge_counts.len()`
+        // counts and stops if the function has more successor slots.
+        unsafe {
+            ffi::fm_set_function_profile(self.raw(), entry, edge_counts.as_ptr(), edge_counts.len())
+        }
+    }
+}
+
+/// The module's block of profile data: a header (magic, module id, number of counters, wall
+/// time, work) and the counters, written as one record at exit.
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileData<'m>(Value<'m>);
+
+impl<'c> Module<'c> {
+    /// Adds the profile data global (`__fmerge_prof_data`, internal) with `counters` zeroed
+    /// counters.
+    pub fn add_profile_data(&self, module_id: u64, counters: u64) -> ProfileData<'_> {
+        // SAFETY: a live module; the shim adds one global to it.
+        let g = unsafe { ffi::fm_profile_data_global(self.raw(), RAW_MAGIC, module_id, counters) };
+        ProfileData(Value::from_raw(g).expect("profile data global"))
+    }
+
+    /// Adds the runtime that appends the profile data to `$FMERGE_PROFILE_FILE` (default
+    /// `fmerge.profraw`) at exit (see `shim/instrument.cpp`).
+    pub fn add_profile_runtime(&self, data: ProfileData<'_>) {
+        // SAFETY: a live module and its own profile data global; the shim adds functions,
+        // globals and constructor/destructor entries.
+        unsafe { ffi::fm_profile_runtime(self.raw(), data.0.raw()) }
+    }
+
+    /// Sets the module's profile summary (what LLVM and fmerge call hot) from every entry
+    /// count and block count of a profile.
+    pub fn set_profile_summary(&self, entries: &[u64], counts: &[u64]) {
+        // SAFETY: a live module; the shim reads exactly the given lengths.
+        unsafe {
+            ffi::fm_set_profile_summary(
+                self.raw(),
+                entries.as_ptr(),
+                entries.len(),
+                counts.as_ptr(),
+                counts.len(),
+            )
+        }
+    }
+}

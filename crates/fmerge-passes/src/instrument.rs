@@ -1,0 +1,301 @@
+//! `fmerge instrument`: edge profiling with the fewest counters (seed 001; Knuth; Ball and
+//! Larus), and `fmerge opt --profile`: the counts put back into the module.
+//!
+//! **Instrumenting.** For every function: its control-flow graph with LLVM's static
+//! frequency estimate as edge weights ([`fmerge_llvm::instrument`]); the blocks that leave it
+//! (returns) and those that may leave it without coming back (a call that may unwind, never
+//! return, or reach `exit()`/`longjmp`, by an analysis of the whole module; with
+//! `--assume-calls-return` only the first two);
+//! [`fmerge_core::probes::place`] picks the counters, one per edge outside a maximum spanning
+//! tree. Where a counter sits:
+//! - an edge `u → v`: at the end of `u` if `u` has one successor (and its terminator is not a
+//!   call: a counter before an `invoke` would run before the call), else at the start of `v`
+//!   if `v` has one predecessor, else in a new block splitting the edge;
+//! - an exit: just before the returning instruction (before a `musttail` call);
+//! - the entry (only when the entry block itself may leave abnormally): at its start.
+//!
+//! Edges that can carry no counter (into an exception pad with several predecessors, out of
+//! an `indirectbr` or `callbr`) are *pinned* into the spanning tree. If pinned edges alone
+//! close a cycle, the function falls back to a counter per block (exact block counts; edge
+//! counts where conservation gives them), and the map says why; so does a function that calls
+//! `setjmp` (control re-enters the middle of a block there). Functions fmerge cannot
+//! instrument (naked, funclet exception handling, `available_externally`) are listed as
+//! skipped. The module gets the counters, the runtime that appends them at exit
+//! ([`fmerge_llvm::Module::add_profile_runtime`]), and is verified by the caller.
+//!
+//! **Applying a profile.** Each defined function whose name and control-flow hash match a
+//! function of the profile gets its entry count and branch weights; the module gets a profile
+//! summary. From then on it is a module "built with a profile", exactly like one from clang
+//! PGO: [`crate::profile`] keeps hot functions out of merges that add work, and LLVM's own
+//! passes see the counts.
+
+use fmerge_core::probes::{self, Cfg, FlowEdge};
+use fmerge_core::profdata::{FunctionProbes, ProbeMap, Profile, Scheme, cfg_hash};
+use fmerge_llvm::instrument::{ControlFlow, CounterSite};
+use fmerge_llvm::{Module, Value};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// How to count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probes {
+    /// Optimal edge probes (the default).
+    Optimal,
+    /// A counter in every reachable block (the reference for checking the optimal counts).
+    Blocks,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct InstrumentOptions {
+    pub probes: Probes,
+    /// `atomicrmw add` instead of load/add/store: exact in threaded programs, slower.
+    pub atomic: bool,
+    /// Only calls that may unwind or never return are abnormal exits.
+    pub assume_calls_return: bool,
+}
+
+/// Why a module cannot be instrumented.
+#[derive(Debug, thiserror::Error)]
+pub enum InstrumentError {
+    #[error(
+        "fmerge instrument supports Linux targets only (the runtime calls open/write/clock_gettime \
+         with Linux's constants); the module's triple is {0:?}"
+    )]
+    UnsupportedTarget(String),
+    #[error("the module is already instrumented by fmerge (it defines __fmerge_prof_data)")]
+    AlreadyInstrumented,
+    #[error("instrumenting {0}")]
+    Surgery(String),
+}
+
+/// Instruments every function of `module`; returns the map `fmerge profile merge` needs.
+pub fn instrument(
+    module: &Module<'_>,
+    opts: InstrumentOptions,
+) -> Result<ProbeMap, InstrumentError> {
+    let triple = module.triple();
+    if !triple.contains("linux") {
+        return Err(InstrumentError::UnsupportedTarget(triple));
+    }
+    if module.global("__fmerge_prof_data").is_some() {
+        return Err(InstrumentError::AlreadyInstrumented);
+    }
+    let calls = module.comeback_analysis(opts.assume_calls_return);
+    let mut planned: Vec<(Value<'_>, FunctionProbes, Vec<CounterSite>)> = Vec::new();
+    let mut skipped = Vec::new();
+    for f in module.functions() {
+        if f.is_declaration() {
+            continue;
+        }
+        if let Some(why) = skip_reason(f) {
+            skipped.push((f.name(), why.to_string()));
+            continue;
+        }
+        let flow = f.control_flow(&calls);
+        if flow.facts.iter().any(|x| x.unsupported()) {
+            skipped.push((f.name(), "funclet-based exception handling".into()));
+            continue;
+        }
+        let (probes, sites) = plan(&f.name(), &flow, opts.probes);
+        planned.push((f, probes, sites));
+    }
+    let map = ProbeMap::new(
+        planned.iter().map(|p| p.1.clone()).collect(),
+        skipped,
+        opts.atomic,
+        opts.assume_calls_return,
+    );
+    let data = module.add_profile_data(map.module_id, map.counters);
+    for ((f, _, sites), placed) in planned.iter().zip(&map.functions) {
+        f.instrument_counters(sites, data, placed.first, opts.atomic)
+            .map_err(InstrumentError::Surgery)?;
+    }
+    module.add_profile_runtime(data);
+    Ok(map)
+}
+
+fn skip_reason(f: Value<'_>) -> Option<&'static str> {
+    if f.linkage() == fmerge_llvm::value::Linkage::LLVMAvailableExternallyLinkage {
+        return Some("available_externally: its code is not emitted here");
+    }
+    if f.has_fn_attr("naked") {
+        return Some("naked: no code may be added");
+    }
+    None
+}
+
+/// The CFG probe placement sees, with the edges that can carry no counter pinned.
+fn cfg_of(flow: &ControlFlow) -> Cfg {
+    let mut succ_slots = vec![0u32; flow.blocks];
+    let mut pred_slots = vec![0u32; flow.blocks];
+    for &(a, b) in &flow.edges {
+        succ_slots[a as usize] += 1;
+        pred_slots[b as usize] += 1;
+    }
+    let pinned = flow
+        .edges
+        .iter()
+        .enumerate()
+        .filter(|&(_, &(a, b))| edge_site(flow, &succ_slots, &pred_slots, a, b, 0).is_none())
+        .map(|(i, _)| i as u32)
+        .collect();
+    let blocks_where = |p: fn(fmerge_llvm::instrument::BlockFacts) -> bool| {
+        (0..flow.blocks as u32).filter(|&b| p(flow.facts[b as usize])).collect()
+    };
+    Cfg {
+        blocks: flow.blocks,
+        edges: flow.edges.clone(),
+        weights: flow.weights.clone(),
+        exits: blocks_where(|x| x.is_exit()),
+        // A block control can re-enter (setjmp) does not determine its out-edges either.
+        abnormal_exits: blocks_where(|x| x.is_abnormal_exit() || x.returns_twice()),
+        pinned,
+    }
+}
+
+/// Where a counter on edge `a → b` (successor slot `slot` of `a`) can sit, if anywhere.
+fn edge_site(
+    flow: &ControlFlow,
+    succ_slots: &[u32],
+    pred_slots: &[u32],
+    a: u32,
+    b: u32,
+    slot: u32,
+) -> Option<CounterSite> {
+    let (fa, fb) = (flow.facts[a as usize], flow.facts[b as usize]);
+    if succ_slots[a as usize] == 1 && !fa.call_terminator() {
+        Some(CounterSite::BeforeTerminator(a))
+    } else if pred_slots[b as usize] == 1 && b != 0 {
+        Some(CounterSite::BlockStart(b))
+    } else if !fa.unsplittable_out() && !fb.eh_pad() {
+        Some(CounterSite::SplitEdge(a, slot))
+    } else {
+        None
+    }
+}
+
+/// Placement and counter sites of one function.
+fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes, Vec<CounterSite>) {
+    let cfg = cfg_of(flow);
+    let hash = cfg_hash(&cfg);
+    let blocks_scheme = |cfg: Cfg, fallback: Option<String>| {
+        let live = cfg.reachable();
+        let blocks: Vec<u32> = (0..cfg.blocks as u32).filter(|&b| live[b as usize]).collect();
+        let sites = blocks.iter().map(|&b| CounterSite::BlockStart(b)).collect();
+        let fp = FunctionProbes {
+            name: name.to_string(),
+            cfg_hash: hash,
+            cfg,
+            scheme: Scheme::Blocks { blocks },
+            first: 0,
+            fallback,
+        };
+        (fp, sites)
+    };
+    if probes_kind == Probes::Blocks {
+        return blocks_scheme(cfg, None);
+    }
+    if flow.facts.iter().any(|x| x.returns_twice()) {
+        let why = "calls a function that returns twice (setjmp): control re-enters a block \
+                   where no edge counter sees it; a counter per block instead";
+        return blocks_scheme(cfg, Some(why.to_string()));
+    }
+    let placement = probes::place(&cfg);
+    let probed_pinned = placement.probed_pinned(&cfg).next();
+    if let Some(e) = probed_pinned {
+        let (a, b) = cfg.edges[e as usize];
+        let why = format!(
+            "edge {a} -> {b} needs a counter but cannot carry one (edges that cannot be split \
+             close a cycle): a counter per block instead"
+        );
+        return blocks_scheme(cfg, Some(why));
+    }
+    let mut succ_slots = vec![0u32; flow.blocks];
+    let mut pred_slots = vec![0u32; flow.blocks];
+    let mut slot_of = Vec::with_capacity(flow.edges.len());
+    for &(a, b) in &flow.edges {
+        slot_of.push(succ_slots[a as usize]);
+        succ_slots[a as usize] += 1;
+        pred_slots[b as usize] += 1;
+    }
+    let sites: Vec<FlowEdge> = placement.sites().collect();
+    let counter_sites = sites
+        .iter()
+        .map(|s| match *s {
+            FlowEdge::Real(i) => {
+                let (a, b) = flow.edges[i as usize];
+                edge_site(flow, &succ_slots, &pred_slots, a, b, slot_of[i as usize])
+                    .expect("pinned edges are never probed here")
+            }
+            FlowEdge::Exit(x) => CounterSite::BeforeTerminator(x),
+            FlowEdge::Entry => CounterSite::BlockStart(0),
+            FlowEdge::AbnormalExit(_) => unreachable!("abnormal exits are never probed"),
+        })
+        .collect();
+    let fp = FunctionProbes {
+        name: name.to_string(),
+        cfg_hash: hash,
+        cfg,
+        scheme: Scheme::Edges { sites },
+        first: 0,
+        fallback: None,
+    };
+    (fp, counter_sites)
+}
+
+/// What applying a profile did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ProfileUse {
+    /// Functions that got counts.
+    pub applied: usize,
+    /// Functions of the profile with the name of a function here whose control flow differs
+    /// (the code changed since the profile was taken): left without counts.
+    pub stale: Vec<String>,
+    /// Defined functions the profile does not name: left without counts.
+    pub missing: usize,
+}
+
+/// Puts `profile`'s counts into `module` as `!prof` metadata and a profile summary.
+/// Functions the profile does not know are left without counts (LLVM then treats them as
+/// unknown, fmerge as not hot). A name listed twice with the same control flow (two static
+/// functions of different modules) is ambiguous and skipped as stale.
+pub fn apply_profile(module: &Module<'_>, profile: &Profile) -> ProfileUse {
+    let mut by_name: HashMap<&str, Vec<&fmerge_core::profdata::FunctionProfile>> = HashMap::new();
+    for f in &profile.functions {
+        by_name.entry(f.name.as_str()).or_default().push(f);
+    }
+    let mut used = ProfileUse::default();
+    let mut entries = Vec::new();
+    let mut counts = Vec::new();
+    let calls = module.comeback_analysis(true);
+    for f in module.functions() {
+        if f.is_declaration() {
+            continue;
+        }
+        let name = f.name();
+        let Some(cands) = by_name.get(name.as_str()) else {
+            used.missing += 1;
+            continue;
+        };
+        let flow = f.control_flow(&calls);
+        let hash =
+            cfg_hash(&Cfg { blocks: flow.blocks, edges: flow.edges.clone(), ..Cfg::default() });
+        let matching: Vec<_> = cands.iter().filter(|c| c.cfg_hash == hash).collect();
+        let [p] = matching.as_slice() else {
+            used.stale.push(name);
+            continue;
+        };
+        let edges: Vec<u64> = p.edges.iter().map(|e| e.unwrap_or(0)).collect();
+        if p.edges.iter().all(Option::is_some) {
+            f.set_profile(p.entries, &edges);
+        } else {
+            // Only the entry count: branch weights from partly known edges would lie.
+            f.set_profile(p.entries, &[]);
+        }
+        entries.push(p.entries);
+        counts.extend(&p.blocks);
+        used.applied += 1;
+    }
+    module.set_profile_summary(&entries, &counts);
+    used
+}

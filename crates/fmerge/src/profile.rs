@@ -1,0 +1,233 @@
+//! `fmerge instrument`, `fmerge profile merge|show`, and reading a profile for
+//! `fmerge opt --profile`.
+
+use crate::cli::{EmitKind, InstrumentArgs, ProbeKind, ProfileMergeArgs, ProfileShowArgs};
+use anyhow::{Context, Result};
+use fmerge_core::profdata::{self, ProbeMap, Profile, RAW_MAGIC};
+use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
+use fmerge_llvm::{Llvm, LlvmError, Target};
+use fmerge_passes::instrument::{InstrumentOptions, Probes};
+use serde::Serialize;
+use std::io::Write;
+use std::path::Path;
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => LlvmError::NotFound { path: path.to_path_buf() }.into(),
+        _ => anyhow::Error::from(LlvmError::Io { path: path.to_path_buf(), source: e }),
+    })
+}
+
+fn read_text(path: &Path) -> Result<String> {
+    String::from_utf8(read(path)?).map_err(|_| {
+        profdata::Error::Format(format!("{} is not a text (JSON) file", path.display())).into()
+    })
+}
+
+/// Reads a merged profile (`fmerge profile merge` output).
+pub fn read_profile(path: &Path) -> Result<Profile> {
+    Profile::from_json(&read_text(path)?).with_context(|| format!("reading {}", path.display()))
+}
+
+#[derive(Serialize)]
+struct InstrumentSummary {
+    functions: usize,
+    counters: u64,
+    /// Counters one per reachable block would need.
+    block_counters: u64,
+    fell_back_to_block_counters: usize,
+    skipped: usize,
+    map: String,
+}
+
+pub fn instrument(args: InstrumentArgs) -> Result<()> {
+    let llvm = Llvm::new();
+    let module = crate::input::load(&llvm, &args.inputs)?;
+    let opts = InstrumentOptions {
+        probes: match args.probes {
+            ProbeKind::Optimal => Probes::Optimal,
+            ProbeKind::Blocks => Probes::Blocks,
+        },
+        atomic: args.atomic,
+        assume_calls_return: args.assume_calls_return,
+    };
+    let map = fmerge_passes::instrument::instrument(&module, opts)?;
+    let (emit, target) = match args.emit {
+        EmitKind::Bc => (Emit::Bitcode, Target::for_module(&module, args.target.as_deref())?),
+        EmitKind::Ll => (Emit::Text, Target::for_module(&module, args.target.as_deref())?),
+        EmitKind::Obj => (Emit::Object, Target::for_object_file(&module, args.target.as_deref())?),
+    };
+    // Verified before anything is written; the map first, so a module never exists without it.
+    let bytes = verified_module_bytes(&module, emit, &target)?;
+    let map_path = args.map_path();
+    write_atomically(&map_path, map.to_json().as_bytes())?;
+    write_atomically(&args.output, &bytes)?;
+    let block_counters: u64 = map
+        .functions
+        .iter()
+        .map(|f| {
+            let live = f.cfg.reachable();
+            live.iter().filter(|&&l| l).count() as u64
+        })
+        .sum();
+    let summary = InstrumentSummary {
+        functions: map.functions.len(),
+        counters: map.counters,
+        block_counters,
+        fell_back_to_block_counters: map.functions.iter().filter(|f| f.fallback.is_some()).count(),
+        skipped: map.skipped.len(),
+        map: map_path.display().to_string(),
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
+    } else if !args.quiet {
+        writeln!(
+            out,
+            "fmerge instrument: {} functions, {} counters (a counter per block would need {}), \
+             {} counted per block, {} skipped; probe map {}",
+            summary.functions,
+            summary.counters,
+            summary.block_counters,
+            summary.fell_back_to_block_counters,
+            summary.skipped,
+            summary.map
+        )?;
+    }
+    Ok(())
+}
+
+pub fn merge(args: ProfileMergeArgs) -> Result<()> {
+    let mut maps = Vec::new();
+    for m in &args.maps {
+        maps.push(
+            ProbeMap::from_json(&read_text(m)?)
+                .with_context(|| format!("reading {}", m.display()))?,
+        );
+    }
+    let mut records = Vec::new();
+    let mut earlier = Vec::new();
+    for p in &args.inputs {
+        let bytes = read(p)?;
+        if bytes.len() >= 8 && bytes[..8] == RAW_MAGIC.to_le_bytes() {
+            records.extend(
+                profdata::read_raw(&bytes).with_context(|| format!("reading {}", p.display()))?,
+            );
+        } else if bytes.is_empty() {
+            // A program that was instrumented but never ran to exit writes nothing.
+            continue;
+        } else {
+            earlier.push(read_profile(p)?);
+        }
+    }
+    if !records.is_empty() && maps.is_empty() {
+        anyhow::bail!("raw records need the probe map of their module: add --map FILE.fpmap");
+    }
+    let mut profile = profdata::merge(&maps, &records);
+    for e in &earlier {
+        profile.add(e);
+    }
+    write_atomically(&args.output, profile.to_json().as_bytes())?;
+    if !args.quiet {
+        let executed = profile.functions.iter().filter(|f| f.entries > 0).count();
+        writeln!(
+            std::io::stdout().lock(),
+            "fmerge profile merge: {} runs, {} functions ({} executed), {} inconsistent, {} records of modules without a map",
+            profile.runs,
+            profile.functions.len(),
+            executed,
+            profile.inconsistent.len(),
+            profile.unknown_records
+        )?;
+    }
+    for (name, why) in profile.inconsistent.iter().take(5) {
+        eprintln!("fmerge: warning: {name}: {why}");
+    }
+    if profile.unknown_records > 0 {
+        eprintln!(
+            "fmerge: warning: {} records belong to modules no --map describes (another build?)",
+            profile.unknown_records
+        );
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct HotFunction<'a> {
+    name: &'a str,
+    entries: u64,
+    hottest_block: u64,
+    blocks_executed: usize,
+    blocks: usize,
+}
+
+#[derive(Serialize)]
+struct Shown<'a> {
+    runs: u64,
+    wall_seconds_total: f64,
+    functions: usize,
+    functions_executed: usize,
+    blocks: usize,
+    blocks_executed: usize,
+    inconsistent: usize,
+    hottest: Vec<HotFunction<'a>>,
+}
+
+pub fn show(args: ProfileShowArgs) -> Result<()> {
+    let p = read_profile(&args.input)?;
+    let mut fns: Vec<_> = p.functions.iter().collect();
+    fns.sort_by(|a, b| b.max_count().cmp(&a.max_count()).then(a.name.cmp(&b.name)));
+    let top = if args.top == 0 { fns.len() } else { args.top.min(fns.len()) };
+    let shown = Shown {
+        runs: p.runs,
+        wall_seconds_total: p.wall_ns.iter().map(|&n| n as f64 * 1e-9).sum(),
+        functions: p.functions.len(),
+        functions_executed: p.functions.iter().filter(|f| f.entries > 0).count(),
+        blocks: p.functions.iter().map(|f| f.blocks.len()).sum(),
+        blocks_executed: p
+            .functions
+            .iter()
+            .map(|f| f.blocks.iter().filter(|&&c| c > 0).count())
+            .sum(),
+        inconsistent: p.inconsistent.len(),
+        hottest: fns[..top]
+            .iter()
+            .map(|f| HotFunction {
+                name: &f.name,
+                entries: f.entries,
+                hottest_block: f.blocks.iter().copied().max().unwrap_or(0),
+                blocks_executed: f.blocks.iter().filter(|&&c| c > 0).count(),
+                blocks: f.blocks.len(),
+            })
+            .collect(),
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&shown)?)?;
+        return Ok(());
+    }
+    let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
+    writeln!(out, "runs: {}   wall time: {:.3} s in total", shown.runs, shown.wall_seconds_total)?;
+    writeln!(
+        out,
+        "coverage: {} of {} functions executed ({:.1}%), {} of {} blocks ({:.1}%)",
+        shown.functions_executed,
+        shown.functions,
+        pct(shown.functions_executed, shown.functions),
+        shown.blocks_executed,
+        shown.blocks,
+        pct(shown.blocks_executed, shown.blocks)
+    )?;
+    if shown.inconsistent > 0 {
+        writeln!(out, "inconsistent (left out): {} functions", shown.inconsistent)?;
+    }
+    writeln!(out, "{:>14} {:>14} {:>9}  function", "entries", "hottest block", "blocks")?;
+    for h in &shown.hottest {
+        writeln!(
+            out,
+            "{:>14} {:>14} {:>4}/{:<4}  {}",
+            h.entries, h.hottest_block, h.blocks_executed, h.blocks, h.name
+        )?;
+    }
+    Ok(())
+}
