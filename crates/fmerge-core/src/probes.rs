@@ -90,8 +90,8 @@ pub struct Cfg {
     /// may longjmp, unwind or never return). Duplicates are ignored. A block may be in both
     /// lists.
     pub abnormal_exits: Vec<u32>,
-    /// Real edges (indices into `edges`) that cannot carry a counter: edges into an
-    /// exception-handling pad with several predecessors, edges out of an `indirectbr`. They
+    /// Real edges (indices into `edges`) that cannot carry a counter, e.g. edges out of an
+    /// `indirectbr` into a block with several predecessors. They
     /// join the spanning tree right after the forced edges, before any weighed edge; only a
     /// cycle made of pinned and forced edges alone can leave one of them probed
     /// ([`Placement::probed_pinned`]).

@@ -43,8 +43,8 @@ enum : uint32_t {
   FACT_CALL_TERMINATOR = 4, // the terminator is itself a call (invoke, callbr): no counter
                             // may sit just before it
   FACT_UNSPLITTABLE_OUT = 8, // edges leaving the block cannot be split (indirectbr, callbr)
-  FACT_EH_PAD = 16,          // the block is an exception-handling pad: edges into it cannot be
-                             // split
+  FACT_EH_PAD = 16,          // the block is an exception-handling pad other than a landing pad
+                             // (funclets): edges into it cannot be split
   FACT_UNSUPPORTED = 32,     // a funclet pad or a terminator fmerge does not instrument
   FACT_RETURNS_TWICE = 64,   // calls setjmp (or another returns_twice function): control can
                              // come back into the middle of the block
@@ -67,15 +67,19 @@ bool libraryMayNotComeBack(StringRef Name) {
   return false;
 }
 
-// Which calls may not come back to their caller: a call that never returns, may unwind
-// through a plain call, or (unless calls are assumed to return) may reach exit() or longjmp:
-// an indirect call, a call to an unknown external function, or to a function of the module
-// that makes such a call (a greatest fixpoint over the module: recursion alone is harmless).
+// Which calls may not come back to their caller. A call never comes back if it never returns;
+// a plain call may unwind out of its caller unless it is nounwind (an invoke's unwinding is a
+// modelled edge). Besides, unless calls are assumed to return, a call may *escape*: end the
+// process or longjmp past its caller. Escaping calls: nounwind calls that never return
+// (exit, abort, longjmp; a call that never returns but may unwind throws, which is
+// unwinding), indirect calls, unknown external functions, the library functions of
+// libraryMayNotComeBack, and functions of the module that make an escaping call (a greatest
+// fixpoint: recursion alone is harmless).
 struct ComebackAnalysis {
   bool AssumeCallsReturn;
   TargetLibraryInfoImpl TLII;
   TargetLibraryInfo TLI;
-  DenseSet<const Function *> MayNotComeBack;
+  DenseSet<const Function *> Escapes;
 
   ComebackAnalysis(Module &M, bool Assume)
       : AssumeCallsReturn(Assume), TLII(M.getTargetTriple()), TLI(TLII) {
@@ -85,19 +89,39 @@ struct ComebackAnalysis {
     while (Changed) {
       Changed = false;
       for (Function &F : M) {
-        if (F.isDeclaration() || MayNotComeBack.contains(&F))
+        if (F.isDeclaration() || Escapes.contains(&F))
           continue;
         bool Bad = false;
         for (BasicBlock &BB : F)
           for (Instruction &I : BB)
             if (auto *CB = dyn_cast<CallBase>(&I))
-              Bad |= callMayNotComeBack(*CB);
+              Bad |= mayEscape(*CB);
         if (Bad) {
-          MayNotComeBack.insert(&F);
+          Escapes.insert(&F);
           Changed = true;
         }
       }
     }
+  }
+
+  bool mayEscape(const CallBase &CB) const {
+    if (AssumeCallsReturn || isa<DbgInfoIntrinsic>(CB))
+      return false;
+    if (CB.doesNotReturn())
+      return CB.doesNotThrow();
+    if (CB.willReturn() || CB.isInlineAsm())
+      return false;
+    const Function *Callee = CB.getCalledFunction();
+    if (!Callee)
+      return true;
+    if (Callee->isIntrinsic())
+      return false;
+    if (!Callee->isDeclaration())
+      return Escapes.contains(Callee);
+    LibFunc LF;
+    if (TLI.getLibFunc(*Callee, LF))
+      return libraryMayNotComeBack(Callee->getName());
+    return true;
   }
 
   bool callMayNotComeBack(const CallBase &CB) const {
@@ -106,20 +130,8 @@ struct ComebackAnalysis {
     if (CB.doesNotReturn())
       return true;
     if (!CB.doesNotThrow() && !isa<InvokeInst>(CB))
-      return true; // may unwind out of the caller through a plain call
-    if (AssumeCallsReturn || CB.willReturn() || CB.isInlineAsm())
-      return false;
-    const Function *Callee = CB.getCalledFunction();
-    if (!Callee)
       return true;
-    if (Callee->isIntrinsic())
-      return false;
-    if (!Callee->isDeclaration())
-      return MayNotComeBack.contains(Callee);
-    LibFunc LF;
-    if (TLI.getLibFunc(*Callee, LF))
-      return libraryMayNotComeBack(Callee->getName());
-    return true;
+    return mayEscape(CB);
   }
 };
 
@@ -151,7 +163,7 @@ void fm_block_facts(LLVMValueRef Fn, const void *Analysis, uint32_t *Out, size_t
       Facts |= FACT_CALL_TERMINATOR;
     if (isa<IndirectBrInst>(T) || isa<CallBrInst>(T))
       Facts |= FACT_UNSPLITTABLE_OUT;
-    if (BB.isEHPad())
+    if (BB.isEHPad() && !BB.isLandingPad())
       Facts |= FACT_EH_PAD;
     if (isa<CleanupReturnInst>(T) || isa<CatchReturnInst>(T) || isa<CatchSwitchInst>(T) ||
         isa<CleanupPadInst>(BB.getFirstNonPHIIt()) || isa<CatchPadInst>(BB.getFirstNonPHIIt()))
@@ -254,8 +266,22 @@ int fm_instrument_function(LLVMValueRef Fn, const uint32_t *Sites, size_t NSites
     } else if (Kind == 1) {
       At = BB->getFirstInsertionPt();
     } else {
-      CriticalEdgeSplittingOptions Opts;
-      BasicBlock *New = SplitCriticalEdge(Edges[I].first, Edges[I].second, Opts);
+      // The successor as it is now: an earlier split may have given the edge a new target.
+      Instruction *T = Edges[I].first;
+      BasicBlock *Dest = T->getSuccessor(Edges[I].second);
+      BasicBlock *New = nullptr;
+      if (Dest->isLandingPad()) {
+        // An unwind edge: the landing pad is split by predecessor, so that this edge gets a
+        // landing pad of its own (the rest share another; the original block becomes their
+        // common successor).
+        SmallVector<BasicBlock *, 2> NewBBs;
+        SplitLandingPadPredecessors(Dest, {T->getParent()}, ".fmerge", ".fmerge.rest", NewBBs);
+        if (!NewBBs.empty())
+          New = NewBBs[0];
+      } else {
+        CriticalEdgeSplittingOptions Opts;
+        New = SplitCriticalEdge(T, Edges[I].second, Opts);
+      }
       if (!New)
         return -1;
       At = New->getFirstInsertionPt();

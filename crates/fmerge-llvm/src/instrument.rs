@@ -37,7 +37,8 @@ impl BlockFacts {
     pub fn unsplittable_out(self) -> bool {
         self.0 & 8 != 0
     }
-    /// An exception-handling pad: edges into it cannot be split.
+    /// An exception-handling pad other than a landing pad (funclets): edges into it cannot be
+    /// split. (An edge into a landing pad is split by giving it a landing pad of its own.)
     pub fn eh_pad(self) -> bool {
         self.0 & 16 != 0
     }
@@ -143,9 +144,10 @@ impl<'m> Value<'m> {
     /// Puts a counter increment at each site: site `i` adds 1 to counter `first + i` of the
     /// module's profile data. Sites refer to blocks and successor slots as
     /// [`Value::control_flow`] numbered them before this call. A `SplitEdge` site must name an
-    /// edge that can be split (not into an EH pad, not out of indirectbr/callbr) whose source
-    /// has several successors and whose target has several predecessors; otherwise this
-    /// returns an error and the function may be partly instrumented.
+    /// edge that can be split (not into a funclet pad, not out of indirectbr/callbr) whose
+    /// source has several successors and whose target has several predecessors; an edge into a
+    /// landing pad gets a landing pad of its own. Otherwise this returns an error and the
+    /// function may be partly instrumented.
     pub fn instrument_counters(
         self,
         sites: &[CounterSite],

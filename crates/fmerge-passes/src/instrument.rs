@@ -10,12 +10,13 @@
 //! tree. Where a counter sits:
 //! - an edge `u → v`: at the end of `u` if `u` has one successor (and its terminator is not a
 //!   call: a counter before an `invoke` would run before the call), else at the start of `v`
-//!   if `v` has one predecessor, else in a new block splitting the edge;
+//!   if `v` has one predecessor, else in a new block splitting the edge (an unwind edge into a
+//!   shared landing pad gets a landing pad of its own);
 //! - an exit: just before the returning instruction (before a `musttail` call);
 //! - the entry (only when the entry block itself may leave abnormally): at its start.
 //!
-//! Edges that can carry no counter (into an exception pad with several predecessors, out of
-//! an `indirectbr` or `callbr`) are *pinned* into the spanning tree. If pinned edges alone
+//! Edges that can carry no counter (out of an `indirectbr` or `callbr` into a block with
+//! several predecessors) are *pinned* into the spanning tree. If pinned edges alone
 //! close a cycle, the function falls back to a counter per block (exact block counts; edge
 //! counts where conservation gives them), and the map says why; so does a function that calls
 //! `setjmp` (control re-enters the middle of a block there). Functions fmerge cannot
@@ -255,7 +256,8 @@ pub struct ProfileUse {
     pub missing: usize,
 }
 
-/// Puts `profile`'s counts into `module` as `!prof` metadata and a profile summary.
+/// Puts `profile`'s counts into `module` as `!prof` metadata and a profile summary (none if
+/// no function matched).
 /// Functions the profile does not know are left without counts (LLVM then treats them as
 /// unknown, fmerge as not hot). A name listed twice with the same control flow (two static
 /// functions of different modules) is ambiguous and skipped as stale.
@@ -296,6 +298,8 @@ pub fn apply_profile(module: &Module<'_>, profile: &Profile) -> ProfileUse {
         counts.extend(&p.blocks);
         used.applied += 1;
     }
-    module.set_profile_summary(&entries, &counts);
+    if used.applied > 0 {
+        module.set_profile_summary(&entries, &counts);
+    }
     used
 }

@@ -1,0 +1,262 @@
+//! Work profiling, counters mode: `fmerge instrument` with the fewest counters gives the same
+//! block counts as a counter in every block, on control flow that leaves functions in every
+//! way C and C++ allow (exit() from deep calls, longjmp through frames, setjmp, exceptions
+//! through frames with cleanups, computed goto, switches with shared targets, recursion), in
+//! forked and threaded programs; instrumented programs behave like the original; and
+//! `fmerge opt --profile` uses the counts to keep hot code out of merging.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn source(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/instrument").join(name)
+}
+
+/// Runs `exe` with `args`, the raw profile going to `raw`; returns (exit code, stdout).
+fn run_with_profile(exe: &Path, args: &[&str], raw: Option<&Path>) -> (i32, Vec<u8>) {
+    let mut cmd = Command::new(exe);
+    cmd.args(args).env_remove("FMERGE_PROFILE_FILE");
+    if let Some(raw) = raw {
+        cmd.env("FMERGE_PROFILE_FILE", raw);
+    }
+    let out = cmd.output().expect("run program");
+    (out.status.code().unwrap_or(-1), out.stdout)
+}
+
+/// Instruments `bc` with `extra` options, links it, runs every argument list, merges the
+/// records; returns the profile as JSON and the outputs of the runs.
+fn profile_of(
+    d: &Path,
+    bc: &Path,
+    tag: &str,
+    extra: &[&str],
+    runs: &[&[&str]],
+    link_args: &[&str],
+) -> (Value, Vec<(i32, Vec<u8>)>) {
+    let inst = d.join(format!("{tag}.bc"));
+    run_ok(fmerge().arg("instrument").arg(bc).arg("-o").arg(&inst).arg("-q").args(extra));
+    verify(&inst);
+    let exe = d.join(tag);
+    run_ok(Command::new("clang++-22").arg(&inst).args(link_args).arg("-o").arg(&exe));
+    let raw = d.join(format!("{tag}.profraw"));
+    let outputs = runs.iter().map(|a| run_with_profile(&exe, a, Some(&raw))).collect();
+    let fprof = d.join(format!("{tag}.fprof"));
+    run_ok(
+        fmerge()
+            .args(["profile", "merge", "-q"])
+            .arg(&raw)
+            .arg("--map")
+            .arg(inst.with_extension("fpmap"))
+            .arg("-o")
+            .arg(&fprof),
+    );
+    (serde_json::from_slice(&std::fs::read(&fprof).unwrap()).unwrap(), outputs)
+}
+
+fn blocks_by_function(p: &Value) -> BTreeMap<String, Vec<u64>> {
+    p["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let blocks = f["blocks"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap());
+            (f["name"].as_str().unwrap().to_string(), blocks.collect())
+        })
+        .collect()
+}
+
+/// Optimal counters and block counters agree on every block of every function, both
+/// programs behave like the original, and nothing is inconsistent.
+fn check_exact(src: &str, runs: &[&[&str]], link_args: &[&str], extra: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bc = d.join("prog.bc");
+    compile(&source(src), &bc, &["-O2"]);
+    let base = d.join("base");
+    run_ok(Command::new("clang++-22").arg(&bc).args(link_args).arg("-o").arg(&base));
+    let expected: Vec<_> = runs.iter().map(|a| run_with_profile(&base, a, None)).collect();
+    let mut optimal_args = vec!["--probes", "optimal"];
+    optimal_args.extend(extra);
+    let mut blocks_args = vec!["--probes", "blocks"];
+    blocks_args.extend(extra);
+    let (optimal, out_o) = profile_of(d, &bc, "optimal", &optimal_args, runs, link_args);
+    let (blocks, out_b) = profile_of(d, &bc, "blocks", &blocks_args, runs, link_args);
+    assert_eq!(out_o, expected, "{src}: the instrumented program behaves differently");
+    assert_eq!(out_b, expected, "{src}: the block-counted program behaves differently");
+    for p in [&optimal, &blocks] {
+        assert_eq!(p["inconsistent"], serde_json::json!([]), "{src}");
+        assert_eq!(p["unknown_records"], 0, "{src}");
+    }
+    assert!(optimal["runs"].as_u64().unwrap() >= runs.len() as u64, "{src}: runs missing");
+    let (o, b) = (blocks_by_function(&optimal), blocks_by_function(&blocks));
+    assert_eq!(o.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "{src}");
+    assert_eq!(o, b, "{src}: reconstructed block counts differ from the counted ones");
+    assert!(o.values().any(|c| c.iter().any(|&n| n > 1)), "{src}: nothing counted");
+}
+
+#[test]
+fn optimal_counts_equal_block_counts_through_exit_longjmp_setjmp_and_computed_goto() {
+    // Two runs: one returns from main, one calls exit(3) after printing.
+    check_exact("flow.c", &[&["12"], &["7", "exit"]], &[], &[]);
+}
+
+#[test]
+fn optimal_counts_equal_block_counts_through_exceptions_and_cleanups() {
+    check_exact("exceptions.cpp", &[&["40"], &["13"]], &[], &[]);
+}
+
+#[test]
+fn forked_children_and_threads_with_atomic_counters_add_up() {
+    // The parent and the child each write a record (the child's includes what ran before the
+    // fork), so each adds up on its own.
+    check_exact("fork_threads.c", &[&[]], &["-pthread"], &["--atomic"]);
+}
+
+#[test]
+fn assuming_calls_return_needs_fewer_counters_and_is_still_exact_without_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bc = d.join("prog.bc");
+    compile(&source("exceptions.cpp"), &bc, &["-O2"]);
+    let counters = |extra: &[&str]| {
+        let out = run_ok(
+            fmerge()
+                .arg("instrument")
+                .arg(&bc)
+                .arg("-o")
+                .arg(d.join("x.bc"))
+                .arg("--json")
+                .args(extra),
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["counters"].as_u64().unwrap()
+    };
+    assert!(counters(&["--assume-calls-return"]) < counters(&[]));
+    // Exceptions still unwind through modelled edges: exact.
+    check_exact("exceptions.cpp", &[&["40"]], &[], &["--assume-calls-return"]);
+}
+
+#[test]
+fn bad_inputs_get_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bc = d.join("prog.bc");
+    compile(&source("flow.c"), &bc, &["-O2"]);
+    let inst = d.join("inst.bc");
+    run_ok(fmerge().arg("instrument").arg(&bc).arg("-o").arg(&inst).arg("-q"));
+    // Instrumenting twice is refused.
+    let out =
+        fmerge().arg("instrument").arg(&inst).arg("-o").arg(d.join("twice.bc")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already instrumented"));
+    assert!(!d.join("twice.bc").exists());
+    // A raw profile that is not one, a truncated one, a map that is not one: exit 9.
+    let junk = d.join("junk.profraw");
+    std::fs::write(&junk, b"FMPRAW01 but then nothing sensible").unwrap();
+    let merge = |inputs: &[&Path], map: &Path| {
+        fmerge()
+            .args(["profile", "merge"])
+            .args(inputs)
+            .arg("--map")
+            .arg(map)
+            .arg("-o")
+            .arg(d.join("out.fprof"))
+            .output()
+            .unwrap()
+    };
+    let out = merge(&[&junk], &inst.with_extension("fpmap"));
+    assert_eq!(out.status.code(), Some(9), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = merge(&[&junk], &bc);
+    assert_eq!(out.status.code(), Some(9), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!d.join("out.fprof").exists());
+    let out = fmerge()
+        .arg("opt")
+        .arg(&bc)
+        .arg("--profile")
+        .arg(&bc)
+        .arg("-o")
+        .arg(d.join("o.bc"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(9), "{}", String::from_utf8_lossy(&out.stderr));
+    // A non-Linux module is refused (the runtime is Linux's).
+    let mac = d.join("mac.bc");
+    let mac_src = d.join("mac.c");
+    std::fs::write(&mac_src, "int f(int x) { return x + 1; }\n").unwrap();
+    run_ok(
+        Command::new("clang-22")
+            .args(["--target=arm64-apple-macos", "-O2", "-emit-llvm", "-c"])
+            .arg(&mac_src)
+            .arg("-o")
+            .arg(&mac),
+    );
+    let out = fmerge().arg("instrument").arg(&mac).arg("-o").arg(d.join("m.bc")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Linux targets only"));
+}
+
+fn merged_names(report: &Value) -> Vec<String> {
+    report["merges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["originals"].as_array().unwrap().iter())
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn opt_with_fmerge_profile_keeps_the_hot_function_out_like_clang_pgo() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/profile/hot_cold.c");
+    let bc = d.join("hc.bc");
+    compile(&src, &bc, &[]);
+    let (profile, _) = profile_of(d, &bc, "train", &[], &[&[]], &[]);
+    let hot = profile["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "stats_hot")
+        .expect("stats_hot in the profile");
+    assert_eq!(hot["entries"], 20000);
+    let opt = |args: &[&str], name: &str| {
+        let (out, rep) = (d.join(format!("{name}.bc")), d.join(format!("{name}.json")));
+        run_ok(
+            fmerge()
+                .arg("opt")
+                .arg(&bc)
+                .args(["-q", "-o"])
+                .arg(&out)
+                .arg("--report")
+                .arg(&rep)
+                .args(args),
+        );
+        verify(&out);
+        serde_json::from_slice::<Value>(&std::fs::read(&rep).unwrap()).unwrap()
+    };
+    let fprof = d.join("train.fprof");
+    let guided = opt(&["--profile", fprof.to_str().unwrap()], "guided");
+    let merged = merged_names(&guided);
+    assert!(!merged.iter().any(|n| n == "stats_hot"), "the hot function was merged: {merged:?}");
+    assert!(merged.iter().any(|n| n == "stats_eu") && merged.iter().any(|n| n == "stats_us"));
+    assert!(guided["profile"]["hot_functions"].as_u64().unwrap() >= 1);
+    let plain = opt(&[], "plain");
+    assert!(merged_names(&plain).iter().any(|n| n == "stats_hot"));
+    assert!(plain.get("profile").is_none());
+    // Code that changed since the profile was taken (here: built at -O0, same names, other
+    // control flow) gets no counts, and the user is told.
+    let bc0 = d.join("o0.bc");
+    compile(&src, &bc0, &["-O0"]);
+    let out = run_ok(
+        fmerge().arg("opt").arg(&bc0).arg("--profile").arg(&fprof).arg("-o").arg(d.join("c.bc")),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("profile: counts for 0 functions"), "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("changed since the profile was taken"));
+}
