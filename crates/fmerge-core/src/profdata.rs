@@ -67,6 +67,18 @@ pub struct FunctionProbes {
     /// Why the function is counted with `Blocks` although `Edges` was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// Checking mode (`--probes check`): these blocks also carry a counter each, after the
+    /// scheme's counters, and [`function_counts`] fails unless the counts the scheme gives
+    /// equal them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_blocks: Option<Vec<u32>>,
+}
+
+impl FunctionProbes {
+    /// All counters of the function: the scheme's and the checking ones.
+    pub fn counters(&self) -> usize {
+        self.scheme.counters() + self.check_blocks.as_ref().map_or(0, Vec::len)
+    }
 }
 
 /// What `fmerge instrument` did to one module.
@@ -110,7 +122,7 @@ impl ProbeMap {
         h.word(u64::from(atomic)).word(u64::from(assume_calls_return));
         for f in &mut functions {
             f.first = first;
-            first += f.scheme.counters() as u64;
+            first += f.counters() as u64;
             h.str(&f.name).word(f.cfg_hash).word(f.first);
             match &f.scheme {
                 Scheme::Edges { sites } => {
@@ -119,6 +131,9 @@ impl ProbeMap {
                 Scheme::Blocks { blocks } => {
                     h.word(2).words(&blocks.iter().map(|&b| u64::from(b)).collect::<Vec<_>>());
                 }
+            }
+            if let Some(c) = &f.check_blocks {
+                h.word(3).words(&c.iter().map(|&b| u64::from(b)).collect::<Vec<_>>());
             }
         }
         ProbeMap {
@@ -160,12 +175,19 @@ impl ProbeMap {
                     f.name
                 )));
             }
-            if let Scheme::Blocks { blocks } = &f.scheme
-                && blocks.iter().any(|&b| b as usize >= f.cfg.blocks)
+            let counted = match &f.scheme {
+                Scheme::Blocks { blocks } => Some(blocks),
+                Scheme::Edges { .. } => None,
+            };
+            if counted
+                .into_iter()
+                .chain(&f.check_blocks)
+                .flatten()
+                .any(|&b| b as usize >= f.cfg.blocks)
             {
                 return Err(Error::Format(format!("{}: a counted block is out of range", f.name)));
             }
-            first += f.scheme.counters() as u64;
+            first += f.counters() as u64;
         }
         if first != map.counters {
             return Err(Error::Format("the functions' counters do not add up".into()));
@@ -335,7 +357,7 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
     for m in maps {
         let Some(sum) = sums.get(&m.module_id) else { continue };
         for f in &m.functions {
-            let c = &sum[f.first as usize..f.first as usize + f.scheme.counters()];
+            let c = &sum[f.first as usize..f.first as usize + f.counters()];
             match function_counts(f, c) {
                 Ok(fp) => profile.functions.push(fp),
                 Err(e) => profile.inconsistent.push((f.name.clone(), e.to_string())),
@@ -345,11 +367,35 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
     profile
 }
 
-/// One function's counts from its counters.
+/// One function's counts from its counters (the scheme's, then any checking ones).
 pub fn function_counts(
     f: &FunctionProbes,
     counters: &[u64],
-) -> Result<FunctionProfile, probes::Error> {
+) -> Result<FunctionProfile, CountError> {
+    let (own, check) = counters.split_at(f.scheme.counters().min(counters.len()));
+    let profile = scheme_counts(f, own)?;
+    for (&b, &c) in f.check_blocks.iter().flatten().zip(check) {
+        if profile.blocks[b as usize] != c {
+            return Err(CountError::CheckFailed {
+                block: b,
+                rebuilt: profile.blocks[b as usize],
+                counted: c,
+            });
+        }
+    }
+    Ok(profile)
+}
+
+/// Why a function's counts could not be used.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum CountError {
+    #[error(transparent)]
+    Probes(#[from] probes::Error),
+    #[error("check failed: block {block} rebuilt as {rebuilt} but counted {counted} times")]
+    CheckFailed { block: u32, rebuilt: u64, counted: u64 },
+}
+
+fn scheme_counts(f: &FunctionProbes, counters: &[u64]) -> Result<FunctionProfile, probes::Error> {
     match &f.scheme {
         Scheme::Edges { .. } => {
             let p = probes::place(&f.cfg);
@@ -467,8 +513,29 @@ mod tests {
             scheme,
             first: 0,
             fallback: None,
+            check_blocks: None,
         };
         ProbeMap::new(vec![f], vec![], false, false)
+    }
+
+    #[test]
+    fn checking_counters_must_equal_the_rebuilt_blocks() {
+        let mut map = map_of(diamond(), false);
+        map.functions[0].check_blocks = Some(vec![0, 1, 2, 3]);
+        let map = ProbeMap::new(map.functions, vec![], false, false);
+        assert_eq!(map.counters, 6);
+        let map = ProbeMap::from_json(&map.to_json()).unwrap();
+        let good = record(map.module_id, &[7, 3, 10, 7, 3, 10]);
+        let p = merge(std::slice::from_ref(&map), &read_raw(&good).unwrap());
+        assert_eq!((p.functions.len(), p.inconsistent.len()), (1, 0), "{:?}", p.inconsistent);
+        let bad = record(map.module_id, &[7, 3, 10, 6, 3, 10]);
+        let p = merge(std::slice::from_ref(&map), &read_raw(&bad).unwrap());
+        assert_eq!(p.functions.len(), 0);
+        assert!(
+            p.inconsistent[0].1.contains("block 1 rebuilt as 7 but counted 6"),
+            "{:?}",
+            p.inconsistent
+        );
     }
 
     #[test]

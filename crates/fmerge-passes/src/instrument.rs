@@ -44,6 +44,9 @@ pub enum Probes {
     Optimal,
     /// A counter in every reachable block (the reference for checking the optimal counts).
     Blocks,
+    /// Both, in one program: `fmerge profile merge` checks, run by run, that the optimal
+    /// counters rebuild exactly the counted blocks.
+    Check,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -190,6 +193,7 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
             scheme: Scheme::Blocks { blocks },
             first: 0,
             fallback,
+            check_blocks: None,
         };
         (fp, sites)
     };
@@ -233,14 +237,22 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
             FlowEdge::AbnormalExit(_) => unreachable!("abnormal exits are never probed"),
         })
         .collect();
-    let fp = FunctionProbes {
+    let mut fp = FunctionProbes {
         name: name.to_string(),
         cfg_hash: hash,
         cfg,
         scheme: Scheme::Edges { sites },
         first: 0,
         fallback: None,
+        check_blocks: None,
     };
+    let mut counter_sites: Vec<CounterSite> = counter_sites;
+    if probes_kind == Probes::Check {
+        let live = fp.cfg.reachable();
+        let blocks: Vec<u32> = (0..fp.cfg.blocks as u32).filter(|&b| live[b as usize]).collect();
+        counter_sites.extend(blocks.iter().map(|&b| CounterSite::BlockStart(b)));
+        fp.check_blocks = Some(blocks);
+    }
     (fp, counter_sites)
 }
 

@@ -143,8 +143,9 @@ pub struct InstrumentArgs {
     /// The probe map to write (default: OUT with the extension .fpmap).
     #[arg(long, value_name = "MAP")]
     pub map: Option<PathBuf>,
-    /// Where counters go: on the fewest edges (optimal), or one in every block (the naive
-    /// reference, for checking).
+    /// Where counters go: on the fewest edges (optimal), one in every block (the naive
+    /// reference), or both in one program (check: `fmerge profile merge` then checks, run by
+    /// run, that the optimal counters rebuild every block count exactly).
     #[arg(long, value_enum, default_value_t = ProbeKind::Optimal)]
     pub probes: ProbeKind,
     /// Atomic counter updates: exact counts in multi-threaded programs, at a higher cost per
@@ -182,6 +183,7 @@ impl InstrumentArgs {
 pub enum ProbeKind {
     Optimal,
     Blocks,
+    Check,
 }
 
 #[derive(Args, Debug)]

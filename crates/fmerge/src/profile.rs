@@ -47,6 +47,7 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         probes: match args.probes {
             ProbeKind::Optimal => Probes::Optimal,
             ProbeKind::Blocks => Probes::Blocks,
+            ProbeKind::Check => Probes::Check,
         },
         atomic: args.atomic,
         assume_calls_return: args.assume_calls_return,

@@ -84,11 +84,17 @@ fn check_exact(src: &str, runs: &[&[&str]], link_args: &[&str], extra: &[&str]) 
     optimal_args.extend(extra);
     let mut blocks_args = vec!["--probes", "blocks"];
     blocks_args.extend(extra);
+    let mut check_args = vec!["--probes", "check"];
+    check_args.extend(extra);
     let (optimal, out_o) = profile_of(d, &bc, "optimal", &optimal_args, runs, link_args);
     let (blocks, out_b) = profile_of(d, &bc, "blocks", &blocks_args, runs, link_args);
+    // Both in one program: every run checked on its own.
+    let (checked, out_c) = profile_of(d, &bc, "check", &check_args, runs, link_args);
     assert_eq!(out_o, expected, "{src}: the instrumented program behaves differently");
     assert_eq!(out_b, expected, "{src}: the block-counted program behaves differently");
-    for p in [&optimal, &blocks] {
+    assert_eq!(out_c, expected, "{src}: the checking program behaves differently");
+    assert_eq!(blocks_by_function(&checked), blocks_by_function(&blocks), "{src}");
+    for p in [&optimal, &blocks, &checked] {
         assert_eq!(p["inconsistent"], serde_json::json!([]), "{src}");
         assert_eq!(p["unknown_records"], 0, "{src}");
     }

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Instrumentation overhead and exactness of `fmerge instrument` (issue 16, seed 001),
+next to clang's two PGO instrumentations, on the corpus programs with real workloads.
+
+Builds (all from the corpus' per-TU compile commands, build/corpus/P/bc-commands.txt, -Os):
+  Module builds: the TU bitcode linked with llvm-link-22 into one module M, then
+      [fmerge instrument M ...] -> clang-22 -Os -c -> clang-22 link
+    base          M itself (reference of the module builds)
+    blocks        fmerge instrument --probes blocks   (naive: a counter in every block)
+    optimal       fmerge instrument                   (Ball-Larus optimal, exact through
+                                                       exit/longjmp/exceptions)
+    optimal-acr   fmerge instrument --assume-calls-return
+  Per-TU builds: each TU compiled to an object with its own command (minus -emit-llvm)
+    tu-base       no instrumentation (reference of the clang builds)
+    clang-fe      + -fprofile-instr-generate   (clang's front-end instrumentation)
+    clang-ir      + -fprofile-generate         (LLVM's IR PGO instrumentation: MST edges)
+
+Measurements, on the speed benchmark's TIMING workload of each program (bench/speed/speed.py):
+  * wall time: R rounds, every build once per round in a rotated order; overhead = median of
+    the per-round ratios build/reference - 1, with a 95% bootstrap CI of the median;
+  * behaviour: stdout hashes and exit codes of every build equal the reference's;
+  * counter increments executed per run: fmerge's from the raw records (sum of all
+    counters); clang's from llvm-profdata-22 (sum of all counts);
+  * exactness: builds `check` and `check-acr` carry the optimal counters and a counter in
+    every block; `fmerge profile merge` checks, function by function, that the rebuilt block
+    counts equal the counted ones in the same run (programs like Lua seed hashes from time
+    and addresses, so two builds' runs differ and cannot be compared with each other).
+Usage: python3 bench/profiling/overhead.py [PROG ...] [--rounds 5] [--md OUT.md] [--json OUT.json]
+Programs: lua sqlite quickjs zstd bzip2 xz (default: all).  Work dir: build/profiling/.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "speed"))
+import speed  # noqa: E402  (workloads, building helpers, statistics)
+from speed import CLANG, LINK, ROOT, CORPUS, run, log, run_workload, pmap, boot_median_ci, parse_commands, rewrite  # noqa: E402
+
+MODULE_BUILDS = [("base", None), ("blocks", ["--probes", "blocks"]), ("optimal", []),
+                 ("optimal-acr", ["--assume-calls-return"]),
+                 # exactness only (not timed): optimal counters and block counters in one program
+                 ("check", ["--probes", "check"]), ("check-acr", ["--probes", "check", "--assume-calls-return"])]
+UNTIMED = {"check", "check-acr"}
+TU_BUILDS = [("tu-base", []), ("clang-fe", ["-fprofile-instr-generate"]), ("clang-ir", ["-fprofile-generate"])]
+REF = {"blocks": "base", "optimal": "base", "optimal-acr": "base", "clang-fe": "tu-base", "clang-ir": "tu-base"}
+
+
+def build(prog, wd, fmerge, jobs):
+    meta = json.loads((CORPUS / prog / "modules.json").read_text())
+    libs, mods = meta.get("libs", []), meta["modules"]
+    by_rel = {str(rel): argv for argv, rel in parse_commands(prog)}
+    exes, maps = {}, {}
+    module = wd / "module.bc"
+    if not module.exists():
+        run([LINK, *[CORPUS / prog / "bc" / m for m in mods], "-o", module])
+    for name, args in MODULE_BUILDS:
+        exe = wd / name
+        bc = module
+        if args is not None:
+            bc = wd / (name + ".bc")
+            maps[name] = bc.with_suffix(".fpmap")
+        if not exe.exists():
+            if args is not None:
+                run([fmerge, "instrument", module, "-o", bc, "-q", *args])
+            obj = wd / (name + ".o")
+            run([CLANG, "-Os", "-c", bc, "-o", obj])
+            run([CLANG, obj, "-o", exe, *libs])
+        exes[name] = exe
+    for name, flags in TU_BUILDS:
+        exe = wd / name
+        if not exe.exists():
+            objdir = wd / (name + "-obj")
+
+            def cc(m, objdir=objdir, flags=flags):
+                o = objdir / (m[:-3] + ".o")
+                o.parent.mkdir(parents=True, exist_ok=True)
+                run(rewrite(by_rel[m], o, drop_emit=True, extra=flags))
+                return o
+            objs = pmap(jobs, cc, mods)
+            run([CLANG, *flags, *objs, "-o", exe, *libs])
+        exes[name] = exe
+    return exes, maps
+
+
+def increments_fmerge(fmerge, raw, fpmap, wd, tag):
+    """Counter increments of one run (sum of the raw record's counters) and the profile."""
+    data = raw.read_bytes()
+    words = [int.from_bytes(data[i:i + 8], "little") for i in range(0, len(data), 8)]
+    total, at = 0, 0
+    while at < len(words):
+        n = words[at + 2]
+        total += sum(words[at + 5: at + 5 + n])
+        at += 5 + n
+    prof = wd / (tag + ".fprof")
+    run([fmerge, "profile", "merge", raw, "--map", fpmap, "-o", prof, "-q"])
+    return total, json.loads(prof.read_text())
+
+
+def increments_clang(rawdir, wd, tag):
+    raws = sorted(rawdir.glob("*.profraw"))
+    prof = wd / (tag + ".profdata")
+    run([speed.PROFDATA, "merge", "-o", prof, *raws])
+    out = run([speed.PROFDATA, "show", "--all-functions", "--counts", prof], quiet=True).stdout
+    total = 0
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("Block counts: ["):
+            total += sum(int(x) for x in line[len("Block counts: ["):-1].split(",") if x.strip())
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("programs", nargs="*", default=["lua", "sqlite", "quickjs", "zstd", "bzip2", "xz"])
+    ap.add_argument("--out", default=str(ROOT / "build" / "profiling"))
+    ap.add_argument("--fmerge", default=str(ROOT / "target" / "release" / "fmerge"))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--md", default=None)
+    args = ap.parse_args()
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    speed.LOG = open(out / "commands.log", "a")
+    fmerge = Path(args.fmerge).resolve()
+    progs = speed.programs(out / "data")
+    results = dict(machine=dict(nproc=os.cpu_count(), loadavg=os.getloadavg(), uname=" ".join(os.uname())),
+                   rounds=args.rounds, programs={})
+    t_start = time.time()
+    for prog in args.programs:
+        wd = out / prog
+        wd.mkdir(parents=True, exist_ok=True)
+        log("\n## %s" % prog)
+        timing = progs[prog]["timing"]()
+        exes, maps = build(prog, wd, fmerge, args.jobs)
+        pr = dict(timing=[" ".join(a) for a, _, _ in timing], builds={})
+        names = list(exes)
+        # behaviour, counter increments and exactness: one run each with its profile file
+        ref_out = {}
+        profiles = {}
+        for n in names:
+            scratch = wd / ("scratch-" + n)
+            shutil.rmtree(scratch, ignore_errors=True)
+            raw = wd / (n + ".profraw")
+            rawdir = wd / (n + "-profraw")
+            raw.unlink(missing_ok=True)
+            shutil.rmtree(rawdir, ignore_errors=True)
+            rawdir.mkdir()
+            speed.ENV["FMERGE_PROFILE_FILE"] = str(raw)
+            speed.ENV["LLVM_PROFILE_FILE"] = str(rawdir / "%p.profraw")
+            res, errs, _, _ = run_workload(timing, exes[n], scratch)
+            del speed.ENV["FMERGE_PROFILE_FILE"], speed.ENV["LLVM_PROFILE_FILE"]
+            b = dict(outputs=res)
+            ref = REF.get(n)
+            ref_out[n] = res
+            if ref:
+                b["output_ok"] = res == ref_out[ref]
+                if not b["output_ok"]:
+                    log("!!! %s %s: OUTPUT DIFFERS from %s: %s vs %s" % (prog, n, ref, res, ref_out[ref]))
+            if n in maps:
+                b["increments"], profiles[n] = increments_fmerge(fmerge, raw, maps[n], wd, n)
+                fpmap = json.loads(maps[n].read_text())
+                b["counters"] = fpmap["counters"]
+                b["functions"] = len(fpmap["functions"])
+                b["per_block_fallbacks"] = sum(1 for f in fpmap["functions"] if f.get("fallback"))
+                b["inconsistent"] = len(profiles[n]["inconsistent"])
+            elif n.startswith("clang"):
+                b["increments"] = increments_clang(rawdir, wd, n)
+            pr["builds"][n] = b
+        # exactness: the checking builds' inconsistent functions
+        for n in ("check", "check-acr"):
+            pr["builds"][n]["failed_examples"] = [x[0] for x in profiles[n]["inconsistent"][:5]]
+        # timing rounds
+        timed = [n for n in names if n not in UNTIMED]
+        walls = {n: [] for n in timed}
+        for r in range(args.rounds):
+            order = timed[r % len(timed):] + timed[:r % len(timed)]
+            for n in order:
+                _, _, w, _ = run_workload(timing, exes[n], wd / ("scratch-" + n))
+                walls[n].append(w)
+        for n in timed:
+            b = pr["builds"][n]
+            b["wall_median"] = statistics.median(walls[n])
+            ref = REF.get(n)
+            if ref:
+                ratios = [a / b_ for a, b_ in zip(walls[n], walls[ref])]
+                med = statistics.median(ratios)
+                lo, hi = boot_median_ci(ratios)
+                b["overhead"] = med - 1
+                b["overhead_ci"] = [lo - 1, hi - 1]
+        results["programs"][prog] = pr
+        log(json.dumps(pr["builds"], indent=1)[:3000])
+    results["seconds"] = round(time.time() - t_start, 1)
+    text = json.dumps(results, indent=1)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(text)
+    md = render(results)
+    if args.md:
+        Path(args.md).write_text(md)
+    print(md)
+
+
+def render(res):
+    lines = ["# Instrumentation overhead (bench/profiling/overhead.py)", "",
+             "machine: %s, %d CPUs, load %s; %d rounds; %.0f s" % (
+                 res["machine"]["uname"], res["machine"]["nproc"],
+                 "/".join("%.1f" % x for x in res["machine"]["loadavg"]), res["rounds"], res.get("seconds", 0)), "",
+             "Wall-time overhead against the build's reference (module builds: the same module without "
+             "counters; clang builds: the same per-TU build without instrumentation), median of per-round "
+             "ratios [95% CI]; counter increments executed in one run of the timing workload.", "",
+             "| program | blocks (naive) | optimal | optimal, calls assumed to return | clang -fprofile-instr-generate | clang -fprofile-generate (IR) |",
+             "|---|---|---|---|---|---|"]
+    for prog, pr in res["programs"].items():
+        cells = []
+        for n in ("blocks", "optimal", "optimal-acr", "clang-fe", "clang-ir"):
+            b = pr["builds"][n]
+            ok = "" if b.get("output_ok", True) else " **OUTPUT DIFFERS**"
+            cells.append("%+.1f%% [%+.1f, %+.1f]<br>%s incr.%s" % (
+                100 * b["overhead"], 100 * b["overhead_ci"][0], 100 * b["overhead_ci"][1],
+                "{:,}".format(b["increments"]), ok))
+        lines.append("| %s | %s |" % (prog, " | ".join(cells)))
+    lines += ["", "Exactness: in one program, optimal counters and a counter in every block; functions whose "
+              "rebuilt block counts differ from the counted ones in the same run (`--probes check`):", "",
+              "| program | functions | static counters: blocks / optimal / calls assumed to return | counted per block (fallback) | check failures: optimal / calls assumed to return |",
+              "|---|---:|---|---:|---|"]
+    for prog, pr in res["programs"].items():
+        b = pr["builds"]
+        lines.append("| %s | %d | %s / %s / %s | %d | %d / %d |" % (
+            prog, b["optimal"]["functions"], "{:,}".format(b["blocks"]["counters"]),
+            "{:,}".format(b["optimal"]["counters"]), "{:,}".format(b["optimal-acr"]["counters"]),
+            b["optimal"]["per_block_fallbacks"], b["check"]["inconsistent"], b["check-acr"]["inconsistent"]))
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
