@@ -106,7 +106,7 @@ fn every_command_in_the_readme_works_as_written() {
     );
     let t = |p: &str| common::binary_text_bytes(&root.join(p));
     assert!(t("demo") < t("demo-lto-plain"), "plugin: {} vs {}", t("demo"), t("demo-lto-plain"));
-    for merged in ["demo-merged", "demo-sep", "demo-thin"] {
+    for merged in ["demo-merged", "demo-sep", "demo-thin", "demo-prof"] {
         assert!(t(merged) < t("demo-plain"), "{merged}: {} vs {}", t(merged), t("demo-plain"));
     }
     // cargo's own fat-LTO build of the same profile, which `cargo rustc` left in place.
