@@ -33,6 +33,7 @@
 pub mod align;
 pub mod bitcode;
 pub mod compare;
+pub mod costmodel;
 pub mod encode;
 pub mod fingerprint;
 pub mod global;

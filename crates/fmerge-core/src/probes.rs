@@ -472,6 +472,90 @@ pub fn reconstruct(cfg: &Cfg, p: &Placement, probe_counts: &[u64]) -> Result<Cou
     Ok(Counts { edges: count[..cfg.edges.len()].to_vec(), blocks, entries })
 }
 
+/// Every block count as a linear combination of the probe counts: `blocks[b]` lists
+/// `(probe, coefficient)` pairs (probe = position in [`Placement::sites`]) such that, for any
+/// run that [`reconstruct`] accepts, block `b` ran `Σ coefficient × count(probe)` times. This
+/// is [`reconstruct`] done symbolically (the same peeling of the spanning tree, on sums of
+/// probe counts instead of numbers), so that work instrumentation can add, at each probe, the
+/// work of every block its count stands for (seed 001, §4.2): `Σ_b w(b)·f(b) =
+/// Σ_p (Σ_b w(b)·coef(b, p))·count(p)`. Coefficients may be negative. Deterministic.
+///
+/// # Panics
+/// If `cfg` is malformed or not the CFG `p` was placed on (bugs of the caller).
+pub fn block_coefficients(cfg: &Cfg, p: &Placement) -> Vec<Vec<(u32, i64)>> {
+    cfg.validate().expect("block_coefficients: malformed CFG");
+    assert_eq!(p.graph.get(..cfg.edges.len()), Some(&cfg.edges[..]), "CFG mismatch");
+    type Lin = std::collections::BTreeMap<u32, i64>;
+    fn add(a: &mut Lin, b: &Lin, k: i64) {
+        for (&v, &c) in b {
+            let e = a.entry(v).or_insert(0);
+            *e += k * c;
+            if *e == 0 {
+                a.remove(&v);
+            }
+        }
+    }
+    let nodes = p.blocks + 1;
+    let mut value: Vec<Option<Lin>> = p
+        .roles
+        .iter()
+        .map(|r| match r {
+            Role::Dead => Some(Lin::new()),
+            Role::Probe | Role::Tree => None,
+        })
+        .collect();
+    for (k, &g) in p.probes.iter().enumerate() {
+        value[g as usize] = Some(Lin::from([(k as u32, 1)]));
+    }
+    let mut balance: Vec<Lin> = vec![Lin::new(); nodes];
+    let mut unknown = vec![0u32; nodes];
+    let mut tree_adj: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+    for (g, &(a, b)) in p.graph.iter().enumerate() {
+        match &value[g] {
+            Some(v) => {
+                let v = v.clone();
+                add(&mut balance[b as usize], &v, 1);
+                add(&mut balance[a as usize], &v, -1);
+            }
+            None => {
+                for x in [a, b] {
+                    unknown[x as usize] += 1;
+                    tree_adj[x as usize].push(g as u32);
+                }
+            }
+        }
+    }
+    let mut work: Vec<u32> = (0..nodes as u32).filter(|&v| unknown[v as usize] == 1).collect();
+    while let Some(v) = work.pop() {
+        if unknown[v as usize] != 1 {
+            continue;
+        }
+        let Some(&g) = tree_adj[v as usize].iter().find(|&&g| value[g as usize].is_none()) else {
+            continue;
+        };
+        let (a, b) = p.graph[g as usize];
+        let mut x = Lin::new();
+        add(&mut x, &balance[v as usize], if b == v { -1 } else { 1 });
+        add(&mut balance[b as usize], &x, 1);
+        add(&mut balance[a as usize], &x, -1);
+        value[g as usize] = Some(x);
+        for u in [a, b] {
+            unknown[u as usize] -= 1;
+            if unknown[u as usize] == 1 {
+                work.push(u);
+            }
+        }
+    }
+    let mut blocks: Vec<Lin> = vec![Lin::new(); p.blocks];
+    for (g, &(_, b)) in p.graph.iter().enumerate() {
+        if (b as usize) < p.blocks {
+            let v = value[g].as_ref().expect("a spanning tree determines every edge");
+            add(&mut blocks[b as usize], v, 1);
+        }
+    }
+    blocks.into_iter().map(|l| l.into_iter().collect()).collect()
+}
+
 /// The naive scheme: one counter in every block (block indices).
 pub fn naive(cfg: &Cfg) -> Vec<u32> {
     (0..cfg.blocks as u32).collect()
@@ -923,6 +1007,18 @@ mod tests {
             let t = simulate(&g, runs, seed);
             let c = reconstruct(&g, &p, &t.probe_counts(&p)).unwrap();
             prop_assert_eq!(&c.blocks, &t.blocks);
+        }
+
+        #[test]
+        fn block_coefficients_give_the_block_counts(g in arb_cfg(9, 14), runs in 0usize..12, seed: u64) {
+            let p = place(&g);
+            let coef = block_coefficients(&g, &p);
+            let t = simulate(&g, runs, seed);
+            let counts = t.probe_counts(&p);
+            for (b, terms) in coef.iter().enumerate() {
+                let v: i128 = terms.iter().map(|&(k, c)| i128::from(c) * i128::from(counts[k as usize])).sum();
+                prop_assert_eq!(v, i128::from(t.blocks[b]), "block {}", b);
+            }
         }
 
         #[test]

@@ -18,10 +18,11 @@
 //! (`--probes blocks`, the reference the optimal counts are checked against) or when its
 //! optimal placement needs a counter on an edge that cannot be split.
 
+use crate::costmodel::CostTable;
 use crate::hash::StableHasher;
 use crate::probes::{self, Cfg, FlowEdge};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use thiserror::Error;
 
 /// `format` of a probe map.
@@ -72,6 +73,9 @@ pub struct FunctionProbes {
     /// equal them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_blocks: Option<Vec<u32>>,
+    /// Each block's instructions: `(index into ProbeMap::opcodes, count)`.
+    #[serde(default)]
+    pub ops: Vec<Vec<(u32, u32)>>,
 }
 
 impl FunctionProbes {
@@ -96,6 +100,23 @@ pub struct ProbeMap {
     pub functions: Vec<FunctionProbes>,
     /// Functions left uninstrumented, with the reason.
     pub skipped: Vec<(String, String)>,
+    /// Opcode names the functions' `ops` refer to.
+    #[serde(default)]
+    pub opcodes: Vec<String>,
+    /// Work mode: no counters; each probe adds the work its count stands for to the record's
+    /// work word, with these costs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work: Option<CostTable>,
+}
+
+/// How a module was instrumented, besides its functions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MapOptions {
+    pub atomic: bool,
+    pub assume_calls_return: bool,
+    pub opcodes: Vec<String>,
+    /// Work mode and its costs.
+    pub work: Option<CostTable>,
 }
 
 /// The structural hash of a control-flow graph: number of blocks and edges.
@@ -114,15 +135,19 @@ impl ProbeMap {
     pub fn new(
         mut functions: Vec<FunctionProbes>,
         skipped: Vec<(String, String)>,
-        atomic: bool,
-        assume_calls_return: bool,
+        opts: MapOptions,
     ) -> ProbeMap {
         let mut first = 0u64;
         let mut h = StableHasher::with_seed(0x7072_6f62_655f_6d61);
-        h.word(u64::from(atomic)).word(u64::from(assume_calls_return));
+        h.word(u64::from(opts.atomic)).word(u64::from(opts.assume_calls_return));
+        if let Some(w) = &opts.work {
+            h.word(4).str(&serde_json::to_string(w).expect("a cost table serializes"));
+        }
         for f in &mut functions {
             f.first = first;
-            first += f.counters() as u64;
+            if opts.work.is_none() {
+                first += f.counters() as u64;
+            }
             h.str(&f.name).word(f.cfg_hash).word(f.first);
             match &f.scheme {
                 Scheme::Edges { sites } => {
@@ -141,10 +166,12 @@ impl ProbeMap {
             version: VERSION,
             module_id: h.finish(),
             counters: first,
-            atomic,
-            assume_calls_return,
+            atomic: opts.atomic,
+            assume_calls_return: opts.assume_calls_return,
             functions,
             skipped,
+            opcodes: opts.opcodes,
+            work: opts.work,
         }
     }
 
@@ -164,6 +191,9 @@ impl ProbeMap {
         let mut first = 0u64;
         for f in &map.functions {
             f.cfg.validate().map_err(|e| Error::Format(format!("{}: {e}", f.name)))?;
+            if f.ops.iter().flatten().any(|&(o, _)| o as usize >= map.opcodes.len()) {
+                return Err(Error::Format(format!("{}: an opcode index is out of range", f.name)));
+            }
             if f.first != first || cfg_hash(&f.cfg) != f.cfg_hash {
                 return Err(Error::Format(format!("{}: counters or hash do not add up", f.name)));
             }
@@ -187,7 +217,9 @@ impl ProbeMap {
             {
                 return Err(Error::Format(format!("{}: a counted block is out of range", f.name)));
             }
-            first += f.counters() as u64;
+            if map.work.is_none() {
+                first += f.counters() as u64;
+            }
         }
         if first != map.counters {
             return Err(Error::Format("the functions' counters do not add up".into()));
@@ -274,6 +306,13 @@ pub struct Profile {
     pub runs: u64,
     /// Wall-clock nanoseconds of each record, in the order read.
     pub wall_ns: Vec<u64>,
+    /// Work of each record (work mode; 0 otherwise), in the same order.
+    #[serde(default)]
+    pub work: Vec<u64>,
+    /// Instructions executed per cost class ([`crate::costmodel::class_of`]), over all runs
+    /// (counters mode): the regressors of the cost model.
+    #[serde(default)]
+    pub executed: BTreeMap<String, u64>,
     pub functions: Vec<FunctionProfile>,
     /// Functions whose counts do not fit their CFG (another build, lost updates of
     /// non-atomic counters in threads, ...), with the reason; left out of `functions`.
@@ -303,6 +342,10 @@ impl Profile {
     pub fn add(&mut self, other: &Profile) {
         self.runs += other.runs;
         self.wall_ns.extend(&other.wall_ns);
+        self.work.extend(&other.work);
+        for (k, v) in &other.executed {
+            *self.executed.entry(k.clone()).or_insert(0) += v;
+        }
         self.unknown_records += other.unknown_records;
         self.inconsistent.extend(other.inconsistent.iter().cloned());
         let mut index: HashMap<(String, u64), usize> = self
@@ -350,16 +393,32 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
                 }
                 profile.runs += 1;
                 profile.wall_ns.push(r.wall_ns);
+                profile.work.push(r.work);
             }
             _ => profile.unknown_records += 1,
         }
     }
     for m in maps {
         let Some(sum) = sums.get(&m.module_id) else { continue };
+        if m.work.is_some() {
+            continue; // work mode: the records' work words are the profile
+        }
+        let classes: Vec<&str> = m.opcodes.iter().map(|o| crate::costmodel::class_of(o)).collect();
         for f in &m.functions {
             let c = &sum[f.first as usize..f.first as usize + f.counters()];
             match function_counts(f, c) {
-                Ok(fp) => profile.functions.push(fp),
+                Ok(fp) => {
+                    for (ops, &n) in f.ops.iter().zip(&fp.blocks) {
+                        for &(o, k) in ops {
+                            let e = profile
+                                .executed
+                                .entry(classes[o as usize].to_string())
+                                .or_insert(0);
+                            *e = e.saturating_add(n.saturating_mul(u64::from(k)));
+                        }
+                    }
+                    profile.functions.push(fp)
+                }
                 Err(e) => profile.inconsistent.push((f.name.clone(), e.to_string())),
             }
         }
@@ -477,6 +536,60 @@ pub fn edges_from_blocks(cfg: &Cfg, blocks: &[u64]) -> Vec<Option<u64>> {
     }
 }
 
+/// Two builds compared by work per second (seed 001's P = ΔW/Δt) over runs on different
+/// inputs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BuildComparison {
+    pub runs_a: usize,
+    pub runs_b: usize,
+    /// Mean work per second of each build's runs.
+    pub mean_a: f64,
+    pub mean_b: f64,
+    /// mean_b / mean_a: above 1, B does more work per second (is faster).
+    pub ratio: f64,
+    /// 95% bootstrap confidence interval of the ratio (runs resampled within each build).
+    pub ci: (f64, f64),
+}
+
+/// Compares the runs `(work, wall ns)` of two builds. `None` if a build has no run with both
+/// work and time.
+pub fn compare_builds(a: &[(u64, u64)], b: &[(u64, u64)]) -> Option<BuildComparison> {
+    let perf = |runs: &[(u64, u64)]| -> Vec<f64> {
+        runs.iter()
+            .filter(|r| r.0 > 0 && r.1 > 0)
+            .map(|&(w, t)| w as f64 / (t as f64 * 1e-9))
+            .collect()
+    };
+    let (pa, pb) = (perf(a), perf(b));
+    if pa.is_empty() || pb.is_empty() {
+        return None;
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (mean_a, mean_b) = (mean(&pa), mean(&pb));
+    // Bootstrap with a fixed seed: the same inputs always give the same interval.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut below = |n: usize| {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        (crate::hash::mix64(state) % n as u64) as usize
+    };
+    let mut ratios: Vec<f64> = (0..2000)
+        .map(|_| {
+            let ra: f64 = (0..pa.len()).map(|_| pa[below(pa.len())]).sum::<f64>() / pa.len() as f64;
+            let rb: f64 = (0..pb.len()).map(|_| pb[below(pb.len())]).sum::<f64>() / pb.len() as f64;
+            rb / ra
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    Some(BuildComparison {
+        runs_a: pa.len(),
+        runs_b: pb.len(),
+        mean_a,
+        mean_b,
+        ratio: mean_b / mean_a,
+        ci: (ratios[50], ratios[1949]),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,15 +627,16 @@ mod tests {
             first: 0,
             fallback: None,
             check_blocks: None,
+            ops: Vec::new(),
         };
-        ProbeMap::new(vec![f], vec![], false, false)
+        ProbeMap::new(vec![f], vec![], MapOptions::default())
     }
 
     #[test]
     fn checking_counters_must_equal_the_rebuilt_blocks() {
         let mut map = map_of(diamond(), false);
         map.functions[0].check_blocks = Some(vec![0, 1, 2, 3]);
-        let map = ProbeMap::new(map.functions, vec![], false, false);
+        let map = ProbeMap::new(map.functions, vec![], MapOptions::default());
         assert_eq!(map.counters, 6);
         let map = ProbeMap::from_json(&map.to_json()).unwrap();
         let good = record(map.module_id, &[7, 3, 10, 7, 3, 10]);
@@ -536,6 +650,23 @@ mod tests {
             "{:?}",
             p.inconsistent
         );
+    }
+
+    #[test]
+    fn build_comparison_finds_the_faster_build_whatever_the_inputs() {
+        // Build B does 10% more work per second; inputs (work) vary 100x between runs.
+        let a: Vec<(u64, u64)> =
+            (1..=20).map(|k| (k * k * 1000, k * k * 1000 * (100 + k % 3))).collect();
+        let b: Vec<(u64, u64)> =
+            (1..=20).map(|k| (k * 7919, k * 7919 * (100 + k % 3) * 10 / 11)).collect();
+        let c = compare_builds(&a, &b).unwrap();
+        assert!(c.ratio > 1.05 && c.ci.0 > 1.0, "{c:?}");
+        let c = compare_builds(&b, &a).unwrap();
+        assert!(c.ci.1 < 1.0, "{c:?}");
+        let same = compare_builds(&a, &a).unwrap();
+        assert!(same.ci.0 <= 1.0 && same.ci.1 >= 1.0, "{same:?}");
+        assert!(compare_builds(&[], &a).is_none());
+        assert!(compare_builds(&[(0, 5)], &a).is_none());
     }
 
     #[test]

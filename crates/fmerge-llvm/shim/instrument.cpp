@@ -212,41 +212,41 @@ size_t fm_edge_weights(LLVMValueRef Fn, double *Out, size_t N) {
   return K;
 }
 
-// The profile data of a module: `{ [5 x i64] header, [N x i64] counters }`, internal, named
-// `__fmerge_prof_data`. Header: magic, module id, N, wall-clock nanoseconds (filled at exit),
-// work (filled by work instrumentation). Returns the global.
+// The profile data of a module: `[5 + N x i64]`, internal, named `__fmerge_prof_data`. The
+// header words: magic, module id, N, wall-clock nanoseconds (filled at exit), work (the work
+// instrumentation's counter); then the N counters. Returns the global.
 LLVMValueRef fm_profile_data_global(LLVMModuleRef MRef, uint64_t Magic, uint64_t ModuleId,
                                     uint64_t N) {
   Module *M = unwrap(MRef);
   LLVMContext &C = M->getContext();
   Type *I64 = Type::getInt64Ty(C);
-  ArrayType *HeaderTy = ArrayType::get(I64, 5);
-  ArrayType *CountersTy = ArrayType::get(I64, N);
-  StructType *Ty = StructType::get(C, {HeaderTy, CountersTy});
-  Constant *Header = ConstantArray::get(
-      HeaderTy, {ConstantInt::get(I64, Magic), ConstantInt::get(I64, ModuleId),
-                 ConstantInt::get(I64, N), ConstantInt::get(I64, 0), ConstantInt::get(I64, 0)});
-  Constant *Init = ConstantStruct::get(Ty, {Header, ConstantAggregateZero::get(CountersTy)});
-  auto *G = new GlobalVariable(*M, Ty, false, GlobalValue::InternalLinkage, Init,
-                               "__fmerge_prof_data");
+  ArrayType *Ty = ArrayType::get(I64, 5 + N);
+  std::vector<Constant *> Words(5 + N, ConstantInt::get(I64, 0));
+  Words[0] = ConstantInt::get(I64, Magic);
+  Words[1] = ConstantInt::get(I64, ModuleId);
+  Words[2] = ConstantInt::get(I64, N);
+  auto *G = new GlobalVariable(*M, Ty, false, GlobalValue::InternalLinkage,
+                               ConstantArray::get(Ty, Words), "__fmerge_prof_data");
   G->setAlignment(Align(8));
   return wrap(G);
 }
 
-// Puts counter increments into Fn. Sites are triples (kind, block, successor slot):
-// kind 0 = just before the block's terminator (before a musttail call that ends it), 1 = at the block's first insertion point,
-// 2 = on the edge (block, slot), in a new block that splits it. The i-th site increments
-// counter `First + i` of Data. Atomic: `atomicrmw add monotonic` instead of load/add/store.
-// Returns 0, or -1 if an edge could not be split (Fn may then be partly instrumented: the
-// caller checks splittability first).
+// Puts counter updates into Fn. Sites are triples (kind, block, successor slot):
+// kind 0 = just before the block's terminator (before a musttail call that ends it), 1 = at
+// the block's first insertion point, 2 = on the edge (block, slot), in a new block that splits
+// it. Site i adds Amount[i] (wrapping) to word Index[i] of Data (a counter, or the header's
+// work word). Atomic: `atomicrmw add monotonic` instead of load/add/store. Returns 0, or -1
+// if an edge could not be split (Fn may then be partly instrumented: the caller checks
+// splittability first).
 int fm_instrument_function(LLVMValueRef Fn, const uint32_t *Sites, size_t NSites,
-                           LLVMValueRef DataRef, uint64_t First, int Atomic) {
+                           LLVMValueRef DataRef, const uint64_t *Index, const int64_t *Amount,
+                           int Atomic) {
   Function *F = unwrap<Function>(Fn);
   auto *Data = cast<GlobalVariable>(unwrap(DataRef));
   std::vector<BasicBlock *> Blocks;
   for (BasicBlock &BB : *F)
     Blocks.push_back(&BB);
-  // Terminators and successors are read before any edge is split.
+  // Terminators are read before any edge is split.
   std::vector<std::pair<Instruction *, unsigned>> Edges(NSites, {nullptr, 0});
   for (size_t I = 0; I < NSites; ++I)
     if (Sites[3 * I] == 2)
@@ -287,14 +287,13 @@ int fm_instrument_function(LLVMValueRef Fn, const uint32_t *Sites, size_t NSites
       At = New->getFirstInsertionPt();
     }
     IRBuilder<> B(At->getParent(), At);
-    Value *Ptr = B.CreateInBoundsGEP(
-        DataTy, Data, {B.getInt32(0), B.getInt32(1), B.getInt64(First + I)});
+    Value *Ptr = B.CreateInBoundsGEP(DataTy, Data, {B.getInt32(0), B.getInt64(Index[I])});
+    Constant *Add = ConstantInt::get(I64, static_cast<uint64_t>(Amount[I]));
     if (Atomic) {
-      B.CreateAtomicRMW(AtomicRMWInst::Add, Ptr, ConstantInt::get(I64, 1), Align(8),
-                        AtomicOrdering::Monotonic);
+      B.CreateAtomicRMW(AtomicRMWInst::Add, Ptr, Add, Align(8), AtomicOrdering::Monotonic);
     } else {
       Value *Old = B.CreateAlignedLoad(I64, Ptr, Align(8), "fmerge.count");
-      B.CreateAlignedStore(B.CreateAdd(Old, ConstantInt::get(I64, 1)), Ptr, Align(8));
+      B.CreateAlignedStore(B.CreateAdd(Old, Add), Ptr, Align(8));
     }
   }
   return 0;
@@ -353,8 +352,7 @@ void fm_profile_runtime(LLVMModuleRef MRef, LLVMValueRef DataRef) {
     BasicBlock *Done = BasicBlock::Create(C, "done", Dtor);
     IRBuilder<> B(Entry);
     Value *Wall = B.CreateSub(Now(B), B.CreateLoad(I64, Start));
-    Value *Header = B.CreateConstInBoundsGEP2_64(Data->getValueType(), Data, 0, 0);
-    B.CreateStore(Wall, B.CreateConstInBoundsGEP2_64(ArrayType::get(I64, 5), Header, 0, 3));
+    B.CreateStore(Wall, B.CreateConstInBoundsGEP2_64(Data->getValueType(), Data, 0, 3));
     FunctionCallee Getenv =
         M->getOrInsertFunction("getenv", FunctionType::get(Ptr, {Ptr}, false));
     Value *Env = B.CreateCall(Getenv, {B.CreateGlobalString("FMERGE_PROFILE_FILE")});
@@ -386,6 +384,33 @@ void fm_profile_runtime(LLVMModuleRef MRef, LLVMValueRef DataRef) {
   appendToGlobalCtors(*M, Ctor, 0);
   appendToGlobalDtors(*M, Dtor, 0);
 }
+
+// After counters were added: no function of M may still claim it does not write memory. A
+// function that LLVM had found pure (`memory(none)`, `memory(read)`, `speculatable`) now
+// writes the counters, and an optimizer trusting the old claim would keep a counter in a
+// register across a call of it (and lose counts). Call sites carry the same claims: they go
+// too, on every call of a function defined here or of an unknown (indirect) callee.
+void fm_forget_memory_effects(LLVMModuleRef MRef) {
+  Module *M = unwrap(MRef);
+  for (Function &F : *M) {
+    if (F.isDeclaration())
+      continue;
+    F.removeFnAttr(Attribute::Memory);
+    F.removeFnAttr(Attribute::Speculatable);
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *CB = dyn_cast<CallBase>(&I)) {
+          Function *Callee = CB->getCalledFunction();
+          if (!Callee || !Callee->isDeclaration()) {
+            CB->removeFnAttr(Attribute::Memory);
+            CB->removeFnAttr(Attribute::Speculatable);
+          }
+        }
+  }
+}
+
+// LLVM's name of an instruction's opcode ("add", "load", ...): a static string.
+const char *fm_opcode_name(LLVMValueRef I) { return unwrap<Instruction>(I)->getOpcodeName(); }
 
 // Attaches a profile to Fn: its entry count and, on every terminator with two or more
 // successors, branch weights (one per successor slot, blocks in order, `EdgeCounts` has one

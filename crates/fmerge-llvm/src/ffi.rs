@@ -40,10 +40,13 @@ unsafe extern "C" {
         sites: *const u32,
         n_sites: usize,
         data: LLVMValueRef,
-        first: u64,
+        index: *const u64,
+        amount: *const i64,
         atomic: i32,
     ) -> i32;
     pub fn fm_profile_runtime(m: LLVMModuleRef, data: LLVMValueRef);
+    pub fn fm_opcode_name(i: LLVMValueRef) -> *const c_char;
+    pub fn fm_forget_memory_effects(m: LLVMModuleRef);
     pub fn fm_set_function_profile(f: LLVMValueRef, entry: u64, edges: *const u64, n: usize);
     pub fn fm_set_profile_summary(
         m: LLVMModuleRef,

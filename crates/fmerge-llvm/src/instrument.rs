@@ -106,7 +106,7 @@ pub enum CounterSite {
 }
 
 /// Magic number at the start of every record the runtime writes (`FMPRAW01`, little endian).
-pub const RAW_MAGIC: u64 = u64::from_le_bytes(*b"FMPRAW01");
+pub use fmerge_core::profdata::RAW_MAGIC;
 
 impl<'m> Value<'m> {
     /// The function's control flow with static weights; `calls` is the analysis of the
@@ -141,8 +141,9 @@ impl<'m> Value<'m> {
         }
     }
 
-    /// Puts a counter increment at each site: site `i` adds 1 to counter `first + i` of the
-    /// module's profile data. Sites refer to blocks and successor slots as
+    /// Puts a counter update at each site: site `i` adds `updates[i].1` (wrapping) to word
+    /// `updates[i].0` of the module's profile data ([`ProfileData::counter_word`] or
+    /// [`ProfileData::WORK_WORD`]). Sites refer to blocks and successor slots as
     /// [`Value::control_flow`] numbered them before this call. A `SplitEdge` site must name an
     /// edge that can be split (not into a funclet pad, not out of indirectbr/callbr) whose
     /// source has several successors and whose target has several predecessors; an edge into a
@@ -151,11 +152,12 @@ impl<'m> Value<'m> {
     pub fn instrument_counters(
         self,
         sites: &[CounterSite],
+        updates: &[(u64, i64)],
         data: ProfileData<'m>,
-        first: u64,
         atomic: bool,
     ) -> Result<(), String> {
         assert!(self.is_function() && !self.is_declaration());
+        assert_eq!(sites.len(), updates.len());
         let nblocks = self.blocks().len() as u32;
         let mut raw = Vec::with_capacity(sites.len() * 3);
         for s in sites {
@@ -169,21 +171,47 @@ impl<'m> Value<'m> {
             }
             raw.extend([k, b, slot]);
         }
-        // SAFETY: a live function definition; every block index was checked above (slots are
-        // checked against the terminator by the Rust caller that derived them from
-        // `control_flow`); `data` is the module's profile data global. The shim only adds
+        if let Some(&(w, _)) = updates.iter().find(|u| u.0 >= data.words) {
+            return Err(format!(
+                "counter word {w} is past the profile data ({} words)",
+                data.words
+            ));
+        }
+        let (index, amount): (Vec<u64>, Vec<i64>) = updates.iter().copied().unzip();
+        // SAFETY: a live function definition; every block index and data word was checked
+        // above (slots are checked against the terminator by the Rust caller that derived them
+        // from `control_flow`); `data` is the module's profile data global. The shim only adds
         // blocks and instructions.
         let rc = unsafe {
             ffi::fm_instrument_function(
                 self.raw(),
                 raw.as_ptr(),
                 sites.len(),
-                data.0.raw(),
-                first,
+                data.global.raw(),
+                index.as_ptr(),
+                amount.as_ptr(),
                 i32::from(atomic),
             )
         };
         if rc == 0 { Ok(()) } else { Err(format!("{}: an edge could not be split", self.name())) }
+    }
+
+    /// The opcode names of each block's instructions, counted: `(name, count)` per block in
+    /// block order, names sorted (LLVM's names: "add", "load", "call", ...).
+    pub fn block_opcodes(self) -> Vec<Vec<(&'static str, u32)>> {
+        assert!(self.is_function());
+        self.blocks()
+            .into_iter()
+            .map(|b| {
+                let mut counts: std::collections::BTreeMap<&'static str, u32> = Default::default();
+                for i in b.instructions() {
+                    // SAFETY: a live instruction; LLVM returns a static, NUL-terminated name.
+                    let name = unsafe { std::ffi::CStr::from_ptr(ffi::fm_opcode_name(i.raw())) };
+                    *counts.entry(name.to_str().unwrap_or("?")).or_insert(0) += 1;
+                }
+                counts.into_iter().collect()
+            })
+            .collect()
     }
 
     /// Gives the function a profile: its entry count and, on each terminator with two or more
@@ -200,9 +228,23 @@ impl<'m> Value<'m> {
 }
 
 /// The module's block of profile data: a header (magic, module id, number of counters, wall
-/// time, work) and the counters, written as one record at exit.
+/// time, work) and the counters, `u64` words written as one record at exit.
 #[derive(Clone, Copy, Debug)]
-pub struct ProfileData<'m>(Value<'m>);
+pub struct ProfileData<'m> {
+    global: Value<'m>,
+    words: u64,
+}
+
+impl ProfileData<'_> {
+    /// Header words before the counters.
+    pub const HEADER_WORDS: u64 = 5;
+    /// The header word that accumulates work.
+    pub const WORK_WORD: u64 = 4;
+    /// The word of counter `i`.
+    pub fn counter_word(i: u64) -> u64 {
+        Self::HEADER_WORDS + i
+    }
+}
 
 impl<'c> Module<'c> {
     /// Adds the profile data global (`__fmerge_prof_data`, internal) with `counters` zeroed
@@ -210,7 +252,10 @@ impl<'c> Module<'c> {
     pub fn add_profile_data(&self, module_id: u64, counters: u64) -> ProfileData<'_> {
         // SAFETY: a live module; the shim adds one global to it.
         let g = unsafe { ffi::fm_profile_data_global(self.raw(), RAW_MAGIC, module_id, counters) };
-        ProfileData(Value::from_raw(g).expect("profile data global"))
+        ProfileData {
+            global: Value::from_raw(g).expect("profile data global"),
+            words: ProfileData::HEADER_WORDS + counters,
+        }
     }
 
     /// Adds the runtime that appends the profile data to `$FMERGE_PROFILE_FILE` (default
@@ -218,7 +263,15 @@ impl<'c> Module<'c> {
     pub fn add_profile_runtime(&self, data: ProfileData<'_>) {
         // SAFETY: a live module and its own profile data global; the shim adds functions,
         // globals and constructor/destructor entries.
-        unsafe { ffi::fm_profile_runtime(self.raw(), data.0.raw()) }
+        unsafe { ffi::fm_profile_runtime(self.raw(), data.global.raw()) }
+    }
+
+    /// After counters were added: drops every claim of a function defined here (and of its
+    /// call sites) that it does not write memory (`memory(...)`, `speculatable`), which
+    /// instrumented functions no longer keep; an optimizer trusting them would lose counts.
+    pub fn forget_memory_effects(&self) {
+        // SAFETY: a live module; the shim only removes attributes.
+        unsafe { ffi::fm_forget_memory_effects(self.raw()) }
     }
 
     /// Sets the module's profile summary (what LLVM and fmerge call hot) from every entry

@@ -30,9 +30,10 @@
 //! PGO: [`crate::profile`] keeps hot functions out of merges that add work, and LLVM's own
 //! passes see the counts.
 
+use fmerge_core::costmodel::CostTable;
 use fmerge_core::probes::{self, Cfg, FlowEdge};
-use fmerge_core::profdata::{FunctionProbes, ProbeMap, Profile, Scheme, cfg_hash};
-use fmerge_llvm::instrument::{ControlFlow, CounterSite};
+use fmerge_core::profdata::{FunctionProbes, MapOptions, ProbeMap, Profile, Scheme, cfg_hash};
+use fmerge_llvm::instrument::{ControlFlow, CounterSite, ProfileData};
 use fmerge_llvm::{Module, Value};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -49,13 +50,16 @@ pub enum Probes {
     Check,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct InstrumentOptions {
     pub probes: Probes,
     /// `atomicrmw add` instead of load/add/store: exact in threaded programs, slower.
     pub atomic: bool,
     /// Only calls that may unwind or never return are abnormal exits.
     pub assume_calls_return: bool,
+    /// Work mode (seed 001): no counters, one work word that each probe adds the cost of the
+    /// blocks its count stands for to.
+    pub work: Option<CostTable>,
 }
 
 /// Why a module cannot be instrumented.
@@ -87,6 +91,8 @@ pub fn instrument(
     let calls = module.comeback_analysis(opts.assume_calls_return);
     let mut planned: Vec<(Value<'_>, FunctionProbes, Vec<CounterSite>)> = Vec::new();
     let mut skipped = Vec::new();
+    let mut opcodes: Vec<String> = Vec::new();
+    let mut opcode_index: HashMap<&'static str, u32> = HashMap::new();
     for f in module.functions() {
         if f.is_declaration() {
             continue;
@@ -100,22 +106,78 @@ pub fn instrument(
             skipped.push((f.name(), "funclet-based exception handling".into()));
             continue;
         }
-        let (probes, sites) = plan(&f.name(), &flow, opts.probes);
+        let (mut probes, sites) = plan(&f.name(), &flow, opts.probes);
+        probes.ops = f
+            .block_opcodes()
+            .into_iter()
+            .map(|ops| {
+                ops.into_iter()
+                    .map(|(name, n)| {
+                        let k = *opcode_index.entry(name).or_insert_with(|| {
+                            opcodes.push(name.to_string());
+                            opcodes.len() as u32 - 1
+                        });
+                        (k, n)
+                    })
+                    .collect()
+            })
+            .collect();
         planned.push((f, probes, sites));
     }
     let map = ProbeMap::new(
         planned.iter().map(|p| p.1.clone()).collect(),
         skipped,
-        opts.atomic,
-        opts.assume_calls_return,
+        MapOptions {
+            atomic: opts.atomic,
+            assume_calls_return: opts.assume_calls_return,
+            opcodes,
+            work: opts.work.clone(),
+        },
     );
     let data = module.add_profile_data(map.module_id, map.counters);
     for ((f, _, sites), placed) in planned.iter().zip(&map.functions) {
-        f.instrument_counters(sites, data, placed.first, opts.atomic)
+        let updates: Vec<(u64, i64)> = match &map.work {
+            None => (0..sites.len() as u64)
+                .map(|i| (ProfileData::counter_word(placed.first + i), 1))
+                .collect(),
+            Some(costs) => work_increments(placed, &map.opcodes, costs),
+        };
+        // Work mode drops the sites whose increment is 0.
+        let (sites, updates): (Vec<CounterSite>, Vec<(u64, i64)>) =
+            sites.iter().copied().zip(updates).filter(|(_, u)| u.1 != 0).unzip();
+        f.instrument_counters(&sites, &updates, data, opts.atomic)
             .map_err(InstrumentError::Surgery)?;
     }
+    module.forget_memory_effects();
     module.add_profile_runtime(data);
     Ok(map)
+}
+
+/// Work mode: what each counter site adds to the work word, so that the word ends equal to
+/// `Σ_B w(B)·f(B)`: with block counters, a block's own cost; with optimal probes, the costs of
+/// the blocks whose counts the probe's count stands for, with their coefficients
+/// ([`probes::block_coefficients`]). In wrapping 64-bit arithmetic: coefficients can be
+/// negative, the sum is not.
+fn work_increments(f: &FunctionProbes, opcodes: &[String], costs: &CostTable) -> Vec<(u64, i64)> {
+    let w: Vec<u64> = f
+        .ops
+        .iter()
+        .map(|ops| costs.block_cost(ops.iter().map(|&(o, n)| (opcodes[o as usize].as_str(), n))))
+        .collect();
+    let word = ProfileData::WORK_WORD;
+    match &f.scheme {
+        Scheme::Blocks { blocks } => blocks.iter().map(|&b| (word, w[b as usize] as i64)).collect(),
+        Scheme::Edges { sites } => {
+            let placement = probes::place(&f.cfg);
+            let mut inc = vec![0i64; sites.len()];
+            for (b, terms) in probes::block_coefficients(&f.cfg, &placement).iter().enumerate() {
+                for &(p, c) in terms {
+                    inc[p as usize] = inc[p as usize].wrapping_add((w[b] as i64).wrapping_mul(c));
+                }
+            }
+            inc.into_iter().map(|c| (word, c)).collect()
+        }
+    }
 }
 
 fn skip_reason(f: Value<'_>) -> Option<&'static str> {
@@ -194,6 +256,7 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
             first: 0,
             fallback,
             check_blocks: None,
+            ops: Vec::new(),
         };
         (fp, sites)
     };
@@ -245,6 +308,7 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
         first: 0,
         fallback: None,
         check_blocks: None,
+        ops: Vec::new(),
     };
     let mut counter_sites: Vec<CounterSite> = counter_sites;
     if probes_kind == Probes::Check {

@@ -130,6 +130,47 @@ of non-atomic counters in threads) are reported and left out.")]
     Merge(ProfileMergeArgs),
     /// Print a profile's runs, coverage and hottest functions.
     Show(ProfileShowArgs),
+    /// Which of two builds is faster, from runs on different inputs (work per second).
+    #[command(long_about = "Compares two builds of a program from profiles of work-mode \
+instrumented runs (`fmerge instrument --mode work` on the same unoptimized module, then each \
+build made from it), where every run may have had a different input: a run's performance is \
+its work per second, P = W/t (seed 001), which does not depend on how much work the input \
+asked for. Prints each build's mean P, the ratio B/A with a 95% bootstrap confidence \
+interval, and which build is faster once the interval excludes 1.")]
+    Compare(ProfileCompareArgs),
+    /// Fit the work metric's cost table to timed runs.
+    #[command(long_about = "Reads training runs (JSON lines: {\"label\", \"executed\": \
+{class: instructions executed}, \"seconds\"}, as bench/profiling/costmodel.py writes them from \
+counters profiles and timings of unoptimized builds) and fits the cost of each instruction \
+class by non-negative least squares with an intercept (seed 001). Writes the cost table for \
+`fmerge instrument --mode work --costs`.")]
+    Fit(ProfileFitArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ProfileCompareArgs {
+    /// Profile of build A (work mode).
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// Profile of build B (work mode).
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ProfileFitArgs {
+    /// Training runs, JSON lines.
+    #[arg(value_name = "RUNS.jsonl")]
+    pub runs: PathBuf,
+    /// The cost table to write.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// What to call the fit in the table's `source`.
+    #[arg(long, default_value = "fitted")]
+    pub source: String,
 }
 
 #[derive(Args, Debug)]
@@ -148,6 +189,18 @@ pub struct InstrumentArgs {
     /// run, that the optimal counters rebuild every block count exactly).
     #[arg(long, value_enum, default_value_t = ProbeKind::Optimal)]
     pub probes: ProbeKind,
+    /// What the program records: a count for every block and edge (counters), or one number,
+    /// its work (seed 001: Σ over blocks of the block's cost × its count, costs from
+    /// `--costs`), added up by the same probes, each adding the cost of the blocks its count
+    /// stands for. Work compares builds run on different inputs (`fmerge profile compare`);
+    /// instrument the unoptimized module so that the work of an input is the same in every
+    /// build made from it.
+    #[arg(long, value_enum, default_value_t = ModeKind::Counters)]
+    pub mode: ModeKind,
+    /// Work mode: the cost table (`fmerge profile fit` writes one; default: the table fitted
+    /// for x86-64 that fmerge ships).
+    #[arg(long, value_name = "COSTS.json")]
+    pub costs: Option<PathBuf>,
     /// Atomic counter updates: exact counts in multi-threaded programs, at a higher cost per
     /// update. Without it, as with clang's default (-fprofile-update=single), threads running
     /// the same code at once can lose updates.
@@ -177,6 +230,12 @@ impl InstrumentArgs {
     pub fn map_path(&self) -> PathBuf {
         self.map.clone().unwrap_or_else(|| self.output.with_extension("fpmap"))
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeKind {
+    Counters,
+    Work,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

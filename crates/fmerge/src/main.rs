@@ -33,6 +33,8 @@ fn main() {
         cli::Command::Instrument(args) => profile::instrument(args),
         cli::Command::Profile(cli::ProfileCommand::Merge(args)) => profile::merge(args),
         cli::Command::Profile(cli::ProfileCommand::Show(args)) => profile::show(args),
+        cli::Command::Profile(cli::ProfileCommand::Compare(args)) => profile::compare(args),
+        cli::Command::Profile(cli::ProfileCommand::Fit(args)) => profile::fit(args),
     };
     if let Err(e) = result {
         // A closed pipe (`fmerge size x.bc | head`) is the reader's choice, not an error.

@@ -1,8 +1,12 @@
 //! `fmerge instrument`, `fmerge profile merge|show`, and reading a profile for
 //! `fmerge opt --profile`.
 
-use crate::cli::{EmitKind, InstrumentArgs, ProbeKind, ProfileMergeArgs, ProfileShowArgs};
+use crate::cli::{
+    EmitKind, InstrumentArgs, ModeKind, ProbeKind, ProfileCompareArgs, ProfileFitArgs,
+    ProfileMergeArgs, ProfileShowArgs,
+};
 use anyhow::{Context, Result};
+use fmerge_core::costmodel::{self, CostTable, TrainingRun};
 use fmerge_core::profdata::{self, ProbeMap, Profile, RAW_MAGIC};
 use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
 use fmerge_llvm::{Llvm, LlvmError, Target};
@@ -41,9 +45,23 @@ struct InstrumentSummary {
 }
 
 pub fn instrument(args: InstrumentArgs) -> Result<()> {
+    let work = match (args.mode, &args.costs) {
+        (ModeKind::Counters, None) => None,
+        (ModeKind::Counters, Some(_)) => anyhow::bail!("--costs is for --mode work"),
+        (ModeKind::Work, _) if args.probes == ProbeKind::Check => {
+            anyhow::bail!("--probes check counts blocks: use it with --mode counters")
+        }
+        (ModeKind::Work, None) => Some(CostTable::builtin()),
+        (ModeKind::Work, Some(p)) => Some(
+            CostTable::from_json(&read_text(p)?)
+                .map_err(profdata::Error::Format)
+                .with_context(|| format!("reading {}", p.display()))?,
+        ),
+    };
     let llvm = Llvm::new();
     let module = crate::input::load(&llvm, &args.inputs)?;
     let opts = InstrumentOptions {
+        work,
         probes: match args.probes {
             ProbeKind::Optimal => Probes::Optimal,
             ProbeKind::Blocks => Probes::Blocks,
@@ -207,6 +225,16 @@ pub fn show(args: ProfileShowArgs) -> Result<()> {
         writeln!(out, "{}", serde_json::to_string_pretty(&shown)?)?;
         return Ok(());
     }
+    if p.work.iter().any(|&w| w > 0) {
+        for (k, (w, t)) in p.work.iter().zip(&p.wall_ns).enumerate() {
+            writeln!(
+                out,
+                "run {k}: work {w}, {:.3} s, work per second {:.4e}",
+                *t as f64 * 1e-9,
+                *w as f64 / (*t as f64 * 1e-9).max(1e-9)
+            )?;
+        }
+    }
     let pct = |a: usize, b: usize| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     writeln!(out, "runs: {}   wall time: {:.3} s in total", shown.runs, shown.wall_seconds_total)?;
     writeln!(
@@ -230,5 +258,61 @@ pub fn show(args: ProfileShowArgs) -> Result<()> {
             h.entries, h.hottest_block, h.blocks_executed, h.blocks, h.name
         )?;
     }
+    Ok(())
+}
+
+pub fn compare(args: ProfileCompareArgs) -> Result<()> {
+    let (a, b) = (read_profile(&args.a)?, read_profile(&args.b)?);
+    let runs = |p: &Profile| -> Vec<(u64, u64)> {
+        p.work.iter().copied().zip(p.wall_ns.iter().copied()).collect()
+    };
+    let Some(c) = profdata::compare_builds(&runs(&a), &runs(&b)) else {
+        anyhow::bail!(
+            "both profiles need runs with work and time: profiles of `fmerge instrument --mode work` builds"
+        );
+    };
+    let verdict = if c.ci.0 > 1.0 {
+        format!("B is faster: {:.1}% more work per second", 100.0 * (c.ratio - 1.0))
+    } else if c.ci.1 < 1.0 {
+        format!("A is faster: B does {:.1}% less work per second", 100.0 * (1.0 - c.ratio))
+    } else {
+        "undecided: the interval includes 1 (more runs, or no difference)".to_string()
+    };
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let v = serde_json::json!({ "comparison": c, "verdict": verdict });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    } else {
+        writeln!(
+            out,
+            "A: {} runs, {:.4e} work/s   B: {} runs, {:.4e} work/s",
+            c.runs_a, c.mean_a, c.runs_b, c.mean_b
+        )?;
+        writeln!(out, "B/A = {:.4} [95% CI {:.4}, {:.4}]: {verdict}", c.ratio, c.ci.0, c.ci.1)?;
+    }
+    Ok(())
+}
+
+pub fn fit(args: ProfileFitArgs) -> Result<()> {
+    let text = read_text(&args.runs)?;
+    let mut runs = Vec::new();
+    for (k, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let r: TrainingRun = serde_json::from_str(line).map_err(|e| {
+            profdata::Error::Format(format!("{} line {}: {e}", args.runs.display(), k + 1))
+        })?;
+        runs.push(r);
+    }
+    let table = costmodel::fit(&runs, &args.source).map_err(anyhow::Error::msg)?;
+    write_atomically(&args.output, serde_json::to_string_pretty(&table)?.as_bytes())?;
+    let s = table.fit.as_ref().expect("a fitted table has statistics");
+    writeln!(
+        std::io::stdout().lock(),
+        "fmerge profile fit: {} runs, intercept {:.4} s, MAE {:.4} s ({:.1}% of a run on average), R^2 {:.4}",
+        s.runs,
+        s.intercept_seconds,
+        s.mae_seconds,
+        100.0 * s.mean_relative_error,
+        s.r_squared
+    )?;
     Ok(())
 }

@@ -147,6 +147,76 @@ fn assuming_calls_return_needs_fewer_counters_and_is_still_exact_without_escapes
     check_exact("exceptions.cpp", &[&["40"]], &[], &["--assume-calls-return"]);
 }
 
+/// Regression: LLVM had marked the recursive `fib` `memory(none)`; with counters in it that
+/// claim is false, and the optimizer of the instrumented module kept a counter in a register
+/// across the recursive call (the self-loop counted 16 instead of 33). Counts must not depend
+/// on how the instrumented module is optimized.
+#[test]
+fn counts_do_not_depend_on_the_optimization_of_the_instrumented_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bc = d.join("pure.bc");
+    compile(&source("pure.c"), &bc, &["-O2"]);
+    let inst = d.join("inst.bc");
+    run_ok(fmerge().arg("instrument").arg(&bc).arg("-o").arg(&inst).arg("-q"));
+    let mut profiles = Vec::new();
+    for level in ["-O0", "-O2"] {
+        let exe = d.join(format!("pure{level}"));
+        run_ok(Command::new("clang-22").arg(level).arg(&inst).arg("-o").arg(&exe));
+        let raw = d.join(format!("{level}.profraw"));
+        assert_eq!(run_with_profile(&exe, &["10"], Some(&raw)).1, b"55\n");
+        let fprof = d.join(format!("{level}.fprof"));
+        run_ok(
+            fmerge()
+                .args(["profile", "merge", "-q"])
+                .arg(&raw)
+                .arg("--map")
+                .arg(inst.with_extension("fpmap"))
+                .arg("-o")
+                .arg(&fprof),
+        );
+        let p: Value = serde_json::from_slice(&std::fs::read(&fprof).unwrap()).unwrap();
+        profiles.push(blocks_by_function(&p));
+    }
+    assert_eq!(profiles[0], profiles[1]);
+    // fib(10) through LLVM's accumulator loop: 89 calls, 88 loop iterations.
+    assert_eq!(profiles[1]["fib"], vec![89, 88, 89]);
+}
+
+/// Work mode: the one work word equals Σ over blocks of cost × count, the same sum the
+/// counters of the same runs give (unit costs: IR instructions executed), through exits,
+/// longjmp, setjmp, exceptions and computed goto.
+#[test]
+fn work_mode_adds_up_to_the_cost_of_the_counted_blocks() {
+    for (src, runs) in [
+        ("flow.c", &[&["12"][..], &["7", "exit"]][..]),
+        ("exceptions.cpp", &[&["40"][..], &["13"]]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let bc = d.join("prog.bc");
+        compile(&source(src), &bc, &["-O2"]);
+        let costs = source("unit-costs.json");
+        let (work, out_w) = profile_of(
+            d,
+            &bc,
+            "work",
+            &["--mode", "work", "--costs", costs.to_str().unwrap()],
+            runs,
+            &[],
+        );
+        let (counts, out_c) = profile_of(d, &bc, "counts", &[], runs, &[]);
+        assert_eq!(out_w, out_c, "{src}");
+        let per_run: Vec<u64> =
+            work["work"].as_array().unwrap().iter().map(|w| w.as_u64().unwrap()).collect();
+        assert_eq!(per_run.len(), runs.len(), "{src}");
+        let executed: u64 =
+            counts["executed"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+        assert_eq!(per_run.iter().sum::<u64>(), executed, "{src}");
+        assert!(per_run.iter().all(|&w| w > 0), "{src}");
+    }
+}
+
 #[test]
 fn bad_inputs_get_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
