@@ -142,7 +142,8 @@ interval, and which build is faster once the interval excludes 1.")]
     #[command(long_about = "Reads training runs (JSON lines: {\"label\", \"executed\": \
 {class: instructions executed}, \"seconds\"}, as bench/profiling/costmodel.py writes them from \
 counters profiles and timings of unoptimized builds) and fits the cost of each instruction \
-class by non-negative least squares with an intercept (seed 001). Writes the cost table for \
+class by non-negative least squares with an intercept on relative errors, optionally pulled \
+towards the mean cost (--ridge) (seed 001). Writes the cost table for \
 `fmerge instrument --mode work --costs`.")]
     Fit(ProfileFitArgs),
 }
@@ -171,6 +172,10 @@ pub struct ProfileFitArgs {
     /// What to call the fit in the table's `source`.
     #[arg(long, default_value = "fitted")]
     pub source: String,
+    /// How strongly costs are pulled towards the mean cost of an instruction (0: plain
+    /// non-negative least squares).
+    #[arg(long, default_value_t = 0.0)]
+    pub ridge: f64,
 }
 
 #[derive(Args, Debug)]

@@ -302,7 +302,7 @@ pub fn fit(args: ProfileFitArgs) -> Result<()> {
         })?;
         runs.push(r);
     }
-    let table = costmodel::fit(&runs, &args.source).map_err(anyhow::Error::msg)?;
+    let table = costmodel::fit(&runs, &args.source, args.ridge).map_err(anyhow::Error::msg)?;
     write_atomically(&args.output, serde_json::to_string_pretty(&table)?.as_bytes())?;
     let s = table.fit.as_ref().expect("a fitted table has statistics");
     writeln!(

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Which build is faster, from runs on different inputs (issue 16, seed 001 section 3):
+`fmerge profile compare` against repeated timing on fixed inputs.
+
+For each program (zstd, bzip2: inputs are easy to make distinct), the unoptimized module M0
+(bench/profiling/costmodel.py's, rebuilt here if missing) is instrumented once in work mode,
+`fmerge instrument M0 --mode work` (the fitted cost table fmerge ships, or --costs), and
+every build is made from that one instrumented module, so that the work of an input is the
+same in every build:
+  O2          clang-22 -O2
+  Oz          clang-22 -Oz
+  Oz+fmerge   opt-22 -Oz, fmerge opt --whole-program, clang-22 -Oz
+Online comparison: each build runs once on each of its own K inputs (different data, sizes
+and levels for every build: no input is run twice); `fmerge profile compare` gives the ratio
+of mean work per second with a 95% bootstrap interval and a verdict.
+Ground truth: the same builds made from M0 WITHOUT instrumentation, timed on one fixed input
+set, R rounds in rotated order; ratio of median times with a 95% bootstrap CI and a verdict.
+The two verdicts should agree (or the online one say "undecided").
+
+Usage: python3 bench/profiling/compare.py [zstd bzip2] [--inputs 12] [--rounds 7] [--md OUT]
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "speed"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import speed  # noqa: E402
+import costmodel  # noqa: E402
+from speed import CLANG, ROOT, CORPUS, run, log, make_data, boot_median_ci  # noqa: E402
+
+BUILDS = ["O2", "Oz", "Oz+fmerge"]
+PAIRS = [("O2", "Oz"), ("Oz", "Oz+fmerge")]
+
+
+def make_builds(prog, wd, m0, fmerge, costs):
+    libs = json.loads((CORPUS / prog / "modules.json").read_text()).get("libs", [])
+    work = wd / "work.bc"
+    if not work.exists():
+        run([fmerge, "instrument", m0, "-o", work, "--mode", "work", "-q", *(["--costs", costs] if costs else [])])
+    exes = {}
+    for tag, src in (("w", work), ("p", m0)):
+        for b in BUILDS:
+            exe = wd / ("%s-%s" % (tag, b.replace("+", "-")))
+            if not exe.exists():
+                if b == "Oz+fmerge":
+                    oz = wd / ("%s-oz.bc" % tag)
+                    run(["opt-22", "-Oz", src, "-o", oz])
+                    merged = wd / ("%s-ozf.bc" % tag)
+                    run([fmerge, "opt", oz, "--whole-program", "-q", "-o", merged])
+                    run([CLANG, "-Oz", merged, "-o", exe, *libs])
+                else:
+                    run([CLANG, "-" + b, src, "-o", exe, *libs])
+            exes[(tag, b)] = exe
+    return exes
+
+
+def run_input(exe, argv, stdin, env):
+    fin = open(stdin, "rb")
+    t0 = time.perf_counter()
+    r = subprocess.run([str(exe), *argv], stdin=fin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    t = time.perf_counter() - t0
+    fin.close()
+    if r.returncode != 0:
+        raise RuntimeError("%s %s failed" % (exe, argv))
+    return t
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("programs", nargs="*", default=["zstd", "bzip2"])
+    ap.add_argument("--out", default=str(ROOT / "build" / "compare"))
+    ap.add_argument("--m0", default=str(ROOT / "build" / "costmodel"), help="costmodel.py's work dir (M0 modules)")
+    ap.add_argument("--fmerge", default=str(ROOT / "target" / "release" / "fmerge"))
+    ap.add_argument("--costs", default=None)
+    ap.add_argument("--inputs", type=int, default=12)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--md", default=None)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    speed.LOG = open(out / "commands.log", "a")
+    fmerge = Path(args.fmerge).resolve()
+    results = {}
+    for prog in args.programs:
+        wd = out / prog
+        wd.mkdir(parents=True, exist_ok=True)
+        log("\n## %s" % prog)
+        m0dir = Path(args.m0) / prog
+        m0dir.mkdir(parents=True, exist_ok=True)
+        costmodel.build(prog, m0dir, fmerge, 2)
+        exes = make_builds(prog, wd, m0dir / "m0.bc", fmerge, args.costs)
+        comp, _ = costmodel.COMPRESSORS[prog]
+        # online: every build gets its own inputs
+        profiles = {}
+        for bi, b in enumerate(BUILDS):
+            raw = wd / ("%s.profraw" % b.replace("+", "-"))
+            raw.unlink(missing_ok=True)
+            env = dict(speed.ENV, FMERGE_PROFILE_FILE=str(raw))
+            for k in range(args.inputs):
+                seed = 10_000 + 1000 * bi + k
+                size = (128 + 64 * (k % 5)) << 10
+                data = make_data(out / "data", "%s-%d.dat" % (prog, seed), seed, size, size // 4)
+                run_input(exes[("w", b)], comp[k % len(comp)], data, env)
+            prof = wd / ("%s.fprof" % b.replace("+", "-"))
+            run([fmerge, "profile", "merge", raw, "--map", wd / "work.fpmap", "-o", prof, "-q"])
+            profiles[b] = prof
+        # ground truth: fixed inputs, uninstrumented builds
+        fixed = [make_data(out / "data", "%s-fixed%d.dat" % (prog, k), 900 + k, 384 << 10, 96 << 10) for k in range(3)]
+        times = {b: [] for b in BUILDS}
+        for r in range(args.rounds):
+            order = BUILDS[r % len(BUILDS):] + BUILDS[:r % len(BUILDS)]
+            for b in order:
+                times[b].append(sum(run_input(exes[("p", b)], comp[k % len(comp)], d, speed.ENV) for k, d in enumerate(fixed)))
+        pr = {}
+        for a, b in PAIRS:
+            cmp = json.loads(run([fmerge, "profile", "compare", profiles[a], profiles[b], "--json"], quiet=True).stdout)
+            ratios = [ta / tb for ta, tb in zip(times[a], times[b])]  # > 1: b is faster
+            med = statistics.median(ratios)
+            lo, hi = boot_median_ci(ratios)
+            truth = "B is faster" if lo > 1 else "A is faster" if hi < 1 else "undecided"
+            online = cmp["verdict"].split(":")[0]
+            pr["%s vs %s" % (a, b)] = dict(
+                online_ratio=cmp["comparison"]["ratio"], online_ci=cmp["comparison"]["ci"], online=cmp["verdict"],
+                timed_speedup=med, timed_ci=[lo, hi], timed=truth,
+                agree=(online == truth) or online.startswith("undecided"))
+            log("%s %s vs %s: online %s | timed %.3f [%.3f, %.3f] %s" % (prog, a, b, cmp["verdict"], med, lo, hi, truth))
+        results[prog] = pr
+    lines = ["# Comparing builds from runs on different inputs (bench/profiling/compare.py)", "",
+             "Online: each build ran once on each of its own %d inputs; ratio B/A of mean work per second "
+             "[95%% CI]. Timed: uninstrumented builds on fixed inputs, %d rounds; median time A / time B "
+             "[95%% CI] (above 1: B faster)." % (args.inputs, args.rounds), "",
+             "| program | A vs B | online: B/A work per second | online verdict | timed: A/B time | timed verdict | agree |",
+             "|---|---|---|---|---|---|---|"]
+    for prog, pr in results.items():
+        for pair, r in pr.items():
+            lines.append("| %s | %s | %.3f [%.3f, %.3f] | %s | %.3f [%.3f, %.3f] | %s | %s |" % (
+                prog, pair, r["online_ratio"], r["online_ci"][0], r["online_ci"][1], r["online"],
+                r["timed_speedup"], r["timed_ci"][0], r["timed_ci"][1], r["timed"], "yes" if r["agree"] else "**no**"))
+    md = "\n".join(lines) + "\n"
+    if args.md:
+        Path(args.md).write_text(md)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
