@@ -10,11 +10,13 @@ same in every build:
   O2          clang-22 -O2
   Oz          clang-22 -Oz
   Oz+fmerge   opt-22 -Oz, fmerge opt --whole-program, clang-22 -Oz
-Online comparison: each build runs once on each of its own K inputs (different data, sizes
-and levels for every build: no input is run twice); `fmerge profile compare` gives the ratio
-of mean work per second with a 95% bootstrap interval and a verdict.
-Ground truth: the same builds made from M0 WITHOUT instrumentation, timed on one fixed input
-set, R rounds in rotated order; ratio of median times with a 95% bootstrap CI and a verdict.
+Online comparison: each build runs once on each of its own K inputs (input k of each build
+has the same size and level but its own data: no input is run twice; the builds take turns);
+`fmerge profile compare` (CPU time) gives the ratio of mean work per second with a 95%
+bootstrap interval and a verdict.
+Ground truth: the same builds made from M0 WITHOUT instrumentation, CPU time on one fixed
+input set, R rounds in rotated order; ratio of median times with a 95% bootstrap CI and a
+verdict.
 The two verdicts should agree (or the online one say "undecided").
 
 Usage: python3 bench/profiling/compare.py [zstd bzip2] [--inputs 12] [--rounds 7] [--md OUT]
@@ -23,9 +25,9 @@ Usage: python3 bench/profiling/compare.py [zstd bzip2] [--inputs 12] [--rounds 7
 import argparse
 import json
 import statistics
+import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "speed"))
@@ -61,14 +63,15 @@ def make_builds(prog, wd, m0, fmerge, costs):
 
 
 def run_input(exe, argv, stdin, env):
+    """Runs one input; returns the CPU time (user + system) of the process."""
     fin = open(stdin, "rb")
-    t0 = time.perf_counter()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = subprocess.run([str(exe), *argv], stdin=fin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    t = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     fin.close()
     if r.returncode != 0:
         raise RuntimeError("%s %s failed" % (exe, argv))
-    return t
+    return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
 def main():
@@ -99,20 +102,27 @@ def main():
         comp, _ = costmodel.COMPRESSORS[prog]
         # online: every build gets its own inputs
         profiles = {}
-        for bi, b in enumerate(BUILDS):
-            raw = wd / ("%s.profraw" % b.replace("+", "-"))
-            raw.unlink(missing_ok=True)
-            env = dict(speed.ENV, FMERGE_PROFILE_FILE=str(raw))
-            for k in range(args.inputs):
+        raws = {b: wd / ("%s.profraw" % b.replace("+", "-")) for b in BUILDS}
+        for r in raws.values():
+            r.unlink(missing_ok=True)
+        # Input k of every build: different data (seed), the same size and level, so the
+        # builds see inputs of the same kind but never the same input. The builds take turns
+        # (rotated) so that a change in the machine's load hits them alike.
+        for k in range(args.inputs):
+            order = list(range(len(BUILDS)))
+            order = order[k % len(order):] + order[:k % len(order)]
+            for bi in order:
+                b = BUILDS[bi]
                 seed = 10_000 + 1000 * bi + k
-                size = (128 + 64 * (k % 5)) << 10
+                size = (1024 + 512 * (k % 4)) << 10
                 data = make_data(out / "data", "%s-%d.dat" % (prog, seed), seed, size, size // 4)
-                run_input(exes[("w", b)], comp[k % len(comp)], data, env)
+                run_input(exes[("w", b)], comp[k % len(comp)], data, dict(speed.ENV, FMERGE_PROFILE_FILE=str(raws[b])))
+        for b in BUILDS:
             prof = wd / ("%s.fprof" % b.replace("+", "-"))
-            run([fmerge, "profile", "merge", raw, "--map", wd / "work.fpmap", "-o", prof, "-q"])
+            run([fmerge, "profile", "merge", raws[b], "--map", wd / "work.fpmap", "-o", prof, "-q"])
             profiles[b] = prof
         # ground truth: fixed inputs, uninstrumented builds
-        fixed = [make_data(out / "data", "%s-fixed%d.dat" % (prog, k), 900 + k, 384 << 10, 96 << 10) for k in range(3)]
+        fixed = [make_data(out / "data", "%s-fixed%d.dat" % (prog, k), 900 + k, 1536 << 10, 384 << 10) for k in range(3)]
         times = {b: [] for b in BUILDS}
         for r in range(args.rounds):
             order = BUILDS[r % len(BUILDS):] + BUILDS[:r % len(BUILDS)]
@@ -133,9 +143,9 @@ def main():
             log("%s %s vs %s: online %s | timed %.3f [%.3f, %.3f] %s" % (prog, a, b, cmp["verdict"], med, lo, hi, truth))
         results[prog] = pr
     lines = ["# Comparing builds from runs on different inputs (bench/profiling/compare.py)", "",
-             "Online: each build ran once on each of its own %d inputs; ratio B/A of mean work per second "
-             "[95%% CI]. Timed: uninstrumented builds on fixed inputs, %d rounds; median time A / time B "
-             "[95%% CI] (above 1: B faster)." % (args.inputs, args.rounds), "",
+             "Online: each build ran once on each of its own %d inputs; ratio B/A of mean work per CPU "
+             "second [95%% CI]. Timed: uninstrumented builds on fixed inputs, %d rounds; median CPU time "
+             "A / time B [95%% CI] (above 1: B faster)." % (args.inputs, args.rounds), "",
              "| program | A vs B | online: B/A work per second | online verdict | timed: A/B time | timed verdict | agree |",
              "|---|---|---|---|---|---|---|"]
     for prog, pr in results.items():

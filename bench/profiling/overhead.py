@@ -44,14 +44,19 @@ from speed import CLANG, LINK, ROOT, CORPUS, run, log, run_workload, pmap, boot_
 
 MODULE_BUILDS = [("base", None), ("blocks", ["--probes", "blocks"]), ("optimal", []),
                  ("optimal-acr", ["--assume-calls-return"]),
+                 ("work", ["--mode", "work"]),
+                 ("work-region", ["--mode", "work", "--relax", "region:5"]),
+                 # {train}: a counters profile of this module from the TRAINING workload
+                 ("work-whole", ["--mode", "work", "--relax", "whole:5", "--profile", "{train}"]),
                  # exactness only (not timed): optimal counters and block counters in one program
                  ("check", ["--probes", "check"]), ("check-acr", ["--probes", "check", "--assume-calls-return"])]
 UNTIMED = {"check", "check-acr"}
 TU_BUILDS = [("tu-base", []), ("clang-fe", ["-fprofile-instr-generate"]), ("clang-ir", ["-fprofile-generate"])]
-REF = {"blocks": "base", "optimal": "base", "optimal-acr": "base", "clang-fe": "tu-base", "clang-ir": "tu-base"}
+REF = {"blocks": "base", "optimal": "base", "optimal-acr": "base", "work": "base", "work-region": "base",
+       "work-whole": "base", "clang-fe": "tu-base", "clang-ir": "tu-base"}
 
 
-def build(prog, wd, fmerge, jobs):
+def build(prog, wd, fmerge, jobs, train_steps):
     meta = json.loads((CORPUS / prog / "modules.json").read_text())
     libs, mods = meta.get("libs", []), meta["modules"]
     by_rel = {str(rel): argv for argv, rel in parse_commands(prog)}
@@ -65,6 +70,17 @@ def build(prog, wd, fmerge, jobs):
         if args is not None:
             bc = wd / (name + ".bc")
             maps[name] = bc.with_suffix(".fpmap")
+        if args and "{train}" in args:
+            train = wd / "train.fprof"
+            if not train.exists():
+                # the optimal counters build on the training workload
+                raw = wd / "train.profraw"
+                raw.unlink(missing_ok=True)
+                speed.ENV["FMERGE_PROFILE_FILE"] = str(raw)
+                run_workload(train_steps, exes["optimal"], wd / "scratch-train")
+                del speed.ENV["FMERGE_PROFILE_FILE"]
+                run([fmerge, "profile", "merge", raw, "--map", maps["optimal"], "-o", train, "-q"])
+            args = [str(train) if a == "{train}" else a for a in args]
         if not exe.exists():
             if args is not None:
                 run([fmerge, "instrument", module, "-o", bc, "-q", *args])
@@ -95,8 +111,8 @@ def increments_fmerge(fmerge, raw, fpmap, wd, tag):
     total, at = 0, 0
     while at < len(words):
         n = words[at + 2]
-        total += sum(words[at + 5: at + 5 + n])
-        at += 5 + n
+        total += sum(words[at + 6: at + 6 + n])
+        at += 6 + n
     prof = wd / (tag + ".fprof")
     run([fmerge, "profile", "merge", raw, "--map", fpmap, "-o", prof, "-q"])
     return total, json.loads(prof.read_text())
@@ -138,7 +154,7 @@ def main():
         wd.mkdir(parents=True, exist_ok=True)
         log("\n## %s" % prog)
         timing = progs[prog]["timing"]()
-        exes, maps = build(prog, wd, fmerge, args.jobs)
+        exes, maps = build(prog, wd, fmerge, args.jobs, progs[prog]["train"]())
         pr = dict(timing=[" ".join(a) for a, _, _ in timing], builds={})
         names = list(exes)
         # behaviour, counter increments and exactness: one run each with its profile file
@@ -165,6 +181,7 @@ def main():
                     log("!!! %s %s: OUTPUT DIFFERS from %s: %s vs %s" % (prog, n, ref, res, ref_out[ref]))
             if n in maps:
                 b["increments"], profiles[n] = increments_fmerge(fmerge, raw, maps[n], wd, n)
+                b["work"] = sum(profiles[n].get("work", []))
                 fpmap = json.loads(maps[n].read_text())
                 b["counters"] = fpmap["counters"]
                 b["functions"] = len(fpmap["functions"])
@@ -173,6 +190,10 @@ def main():
             elif n.startswith("clang"):
                 b["increments"] = increments_clang(rawdir, wd, n)
             pr["builds"][n] = b
+        # work lost by the relaxed builds, against the exact work build on the same workload
+        for n in ("work-region", "work-whole"):
+            exact = pr["builds"]["work"]["work"]
+            pr["builds"][n]["work_error"] = (exact - pr["builds"][n]["work"]) / exact if exact else None
         # exactness: the checking builds' inconsistent functions
         for n in ("check", "check-acr"):
             pr["builds"][n]["failed_examples"] = [x[0] for x in profiles[n]["inconsistent"][:5]]
@@ -215,16 +236,20 @@ def render(res):
              "Wall-time overhead against the build's reference (module builds: the same module without "
              "counters; clang builds: the same per-TU build without instrumentation), median of per-round "
              "ratios [95% CI]; counter increments executed in one run of the timing workload.", "",
-             "| program | blocks (naive) | optimal | optimal, calls assumed to return | clang -fprofile-instr-generate | clang -fprofile-generate (IR) |",
-             "|---|---|---|---|---|---|"]
+             "| program | counters: a counter per block | counters: optimal | counters: optimal, calls assumed to return | work: optimal | work: region-relaxed 5% | work: whole-program-relaxed 5% | clang -fprofile-instr-generate | clang -fprofile-generate (IR) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for prog, pr in res["programs"].items():
         cells = []
-        for n in ("blocks", "optimal", "optimal-acr", "clang-fe", "clang-ir"):
+        for n in ("blocks", "optimal", "optimal-acr", "work", "work-region", "work-whole", "clang-fe", "clang-ir"):
             b = pr["builds"][n]
             ok = "" if b.get("output_ok", True) else " **OUTPUT DIFFERS**"
-            cells.append("%+.1f%% [%+.1f, %+.1f]<br>%s incr.%s" % (
-                100 * b["overhead"], 100 * b["overhead_ci"][0], 100 * b["overhead_ci"][1],
-                "{:,}".format(b["increments"]), ok))
+            extra = ""
+            if n.startswith("work-"):
+                extra = "<br>work error %+.2f%%" % (100 * b["work_error"]) if b.get("work_error") is not None else ""
+            elif not n.startswith("work"):
+                extra = "<br>%s incr." % "{:,}".format(b["increments"])
+            cells.append("%+.1f%% [%+.1f, %+.1f]%s%s" % (
+                100 * b["overhead"], 100 * b["overhead_ci"][0], 100 * b["overhead_ci"][1], extra, ok))
         lines.append("| %s | %s |" % (prog, " | ".join(cells)))
     lines += ["", "Exactness: in one program, optimal counters and a counter in every block; functions whose "
               "rebuilt block counts differ from the counted ones in the same run (`--probes check`):", "",

@@ -45,6 +45,7 @@ pub mod probes;
 pub mod profdata;
 pub mod profit;
 pub mod rank;
+pub mod relax;
 
 #[cfg(test)]
 mod testkit;

@@ -150,6 +150,11 @@ impl Placement {
         self.probes.iter().map(|&g| self.kinds[g as usize])
     }
 
+    /// The estimated weight of each probe's edge, in [`Placement::sites`] order.
+    pub fn site_weights(&self) -> impl ExactSizeIterator<Item = f64> + '_ {
+        self.probes.iter().map(|&g| self.weights[g as usize])
+    }
+
     /// Number of probes.
     pub fn probe_count(&self) -> usize {
         self.probes.len()

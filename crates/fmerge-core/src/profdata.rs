@@ -5,8 +5,9 @@
 //! **Flow.** `instrument` places probes per function ([`crate::probes::place`]) and records,
 //! for each function, its control-flow graph, how it is counted and which counters it owns
 //! ([`ProbeMap`], JSON). Each run of the program appends one [`RawRecord`] per instrumented
-//! module to the raw file: a 40-byte header (magic `FMPRAW01`, module id, number of counters,
-//! wall-clock nanoseconds, work) and the counters, all little-endian `u64`. [`merge`] sums the
+//! module to the raw file: a 48-byte header (magic `FMPRAW02`, module id, number of counters,
+//! wall-clock nanoseconds, work, CPU nanoseconds of the process) and the counters, all
+//! little-endian `u64`. [`merge`] sums the
 //! records of each module, rebuilds every block and edge count with the map
 //! ([`crate::probes::reconstruct`]) and writes a [`Profile`] (JSON), keyed by function name and
 //! a hash of the function's control-flow graph, so that a profile never lands on a function
@@ -31,10 +32,10 @@ pub const MAP_FORMAT: &str = "fmerge-probe-map";
 pub const PROFILE_FORMAT: &str = "fmerge-profile";
 /// Version of both formats.
 pub const VERSION: u32 = 1;
-/// First word of every raw record: `FMPRAW01` read as a little-endian `u64`.
-pub const RAW_MAGIC: u64 = u64::from_le_bytes(*b"FMPRAW01");
-/// Header words of a raw record: magic, module id, counters, wall ns, work.
-pub const RAW_HEADER_WORDS: usize = 5;
+/// First word of every raw record: `FMPRAW02` read as a little-endian `u64`.
+pub const RAW_MAGIC: u64 = u64::from_le_bytes(*b"FMPRAW02");
+/// Header words of a raw record: magic, module id, counters, wall ns, work, CPU ns.
+pub const RAW_HEADER_WORDS: usize = 6;
 
 /// How a function is counted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -243,6 +244,7 @@ pub struct RawRecord {
     pub module_id: u64,
     pub wall_ns: u64,
     pub work: u64,
+    pub cpu_ns: u64,
     pub counters: Vec<u64>,
 }
 
@@ -258,6 +260,12 @@ pub fn read_raw(bytes: &[u8]) -> Result<Vec<RawRecord>, Error> {
         let Some(h) = header else {
             return Err(Error::Raw(format!("truncated record header at byte {at}")));
         };
+        if h[0] == u64::from_le_bytes(*b"FMPRAW01") {
+            return Err(Error::Raw(
+                "a raw profile of an older fmerge (format 1): instrument with this fmerge again"
+                    .into(),
+            ));
+        }
         if h[0] != RAW_MAGIC {
             return Err(Error::Raw(format!(
                 "no record starts at byte {at} (not an fmerge raw profile)"
@@ -271,7 +279,7 @@ pub fn read_raw(bytes: &[u8]) -> Result<Vec<RawRecord>, Error> {
         let counters: Option<Vec<u64>> = (0..n).map(|k| word(body + 8 * k)).collect();
         let counters =
             counters.ok_or_else(|| Error::Raw(format!("truncated record at byte {at}")))?;
-        out.push(RawRecord { module_id: h[1], wall_ns: h[3], work: h[4], counters });
+        out.push(RawRecord { module_id: h[1], wall_ns: h[3], work: h[4], cpu_ns: h[5], counters });
         at = body + 8 * n;
     }
     Ok(out)
@@ -309,6 +317,9 @@ pub struct Profile {
     /// Work of each record (work mode; 0 otherwise), in the same order.
     #[serde(default)]
     pub work: Vec<u64>,
+    /// CPU nanoseconds of each record's process, in the same order.
+    #[serde(default)]
+    pub cpu_ns: Vec<u64>,
     /// Instructions executed per cost class ([`crate::costmodel::class_of`]), over all runs
     /// (counters mode): the regressors of the cost model.
     #[serde(default)]
@@ -343,6 +354,7 @@ impl Profile {
         self.runs += other.runs;
         self.wall_ns.extend(&other.wall_ns);
         self.work.extend(&other.work);
+        self.cpu_ns.extend(&other.cpu_ns);
         for (k, v) in &other.executed {
             *self.executed.entry(k.clone()).or_insert(0) += v;
         }
@@ -394,6 +406,7 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
                 profile.runs += 1;
                 profile.wall_ns.push(r.wall_ns);
                 profile.work.push(r.work);
+                profile.cpu_ns.push(r.cpu_ns);
             }
             _ => profile.unknown_records += 1,
         }
@@ -536,6 +549,38 @@ pub fn edges_from_blocks(cfg: &Cfg, blocks: &[u64]) -> Vec<Option<u64>> {
     }
 }
 
+/// Whole-program relaxation of work instrumentation (seed 001, §4.4): which probes to drop so
+/// that the work lost stays within `max_error` (a fraction) of the total work of a training
+/// profile, while dropping as many probe executions as possible. A 0-1 knapsack: item `p` has
+/// value `count_p` (the executions saved) and weight `|c_p|·count_p` (the work it would have
+/// added); capacity `max_error · Σ c_p·count_p`. Dantzig's greedy order for it is by value per
+/// weight, `1/|c_p|`: the probes that add the least work per execution go first (ties: the
+/// most executed first). Probes that never ran in training are kept (dropping them saves
+/// nothing there and their error is unknown). `items[p] = (c_p, count_p)`; returns which to
+/// drop. The bound holds for runs like the training ones only.
+pub fn relax_whole(items: &[(i64, u64)], max_error: f64) -> Vec<bool> {
+    let total: i128 = items.iter().map(|&(c, n)| i128::from(c) * i128::from(n)).sum();
+    let mut budget = (max_error.max(0.0) * total.max(0) as f64) as i128;
+    let mut order: Vec<usize> = (0..items.len()).filter(|&p| items[p].1 > 0).collect();
+    order.sort_by(|&a, &b| {
+        items[a]
+            .0
+            .unsigned_abs()
+            .cmp(&items[b].0.unsigned_abs())
+            .then(items[b].1.cmp(&items[a].1))
+            .then(a.cmp(&b))
+    });
+    let mut drop = vec![false; items.len()];
+    for p in order {
+        let cost = i128::from(items[p].0.unsigned_abs()) * i128::from(items[p].1);
+        if cost <= budget {
+            budget -= cost;
+            drop[p] = true;
+        }
+    }
+    drop
+}
+
 /// Two builds compared by work per second (seed 001's P = ΔW/Δt) over runs on different
 /// inputs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -607,7 +652,7 @@ mod tests {
 
     fn record(id: u64, counters: &[u64]) -> Vec<u8> {
         let mut v = Vec::new();
-        for w in [RAW_MAGIC, id, counters.len() as u64, 5, 0].iter().chain(counters) {
+        for w in [RAW_MAGIC, id, counters.len() as u64, 5, 0, 4].iter().chain(counters) {
             v.extend(w.to_le_bytes());
         }
         v
@@ -670,6 +715,31 @@ mod tests {
     }
 
     #[test]
+    fn whole_program_relaxation_stays_within_its_error_budget() {
+        // (work per execution, executions)
+        let items = [(100, 10), (1, 1000), (2, 500), (-3, 100), (50, 0), (0, 7)];
+        let total: i64 = items.iter().map(|&(c, n)| c * n as i64).sum();
+        for m in [0.0, 0.01, 0.1, 0.5, 1.0] {
+            let d = relax_whole(&items, m);
+            let lost: i64 = items
+                .iter()
+                .zip(&d)
+                .filter(|(_, d)| **d)
+                .map(|(&(c, n), _)| c.abs() * n as i64)
+                .sum();
+            assert!(lost as f64 <= m * total as f64 + 1e-9, "{m}: {lost} of {total}");
+            assert!(!d[4], "a probe that never ran is kept");
+        }
+        // The total is 2,700. The cheapest per execution go first: with 10% (270) only the
+        // zero-work probe fits; with 75% (2,025) also the 1- and 2-per-execution ones (1,000
+        // each), and then nothing else fits.
+        let d = relax_whole(&items, 0.1);
+        assert_eq!(d, vec![false, false, false, false, false, true]);
+        let d = relax_whole(&items, 0.75);
+        assert_eq!(d, vec![false, true, true, false, false, true]);
+    }
+
+    #[test]
     fn raw_records_round_trip_and_reject_garbage() {
         let mut bytes = record(7, &[1, 2, 3]);
         bytes.extend(record(9, &[]));
@@ -685,6 +755,9 @@ mod tests {
         ));
         let mut huge = record(1, &[]);
         huge[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut old = record(1, &[]);
+        old[..8].copy_from_slice(b"FMPRAW01");
+        assert!(read_raw(&old).unwrap_err().to_string().contains("older fmerge"));
         assert!(matches!(read_raw(&huge), Err(Error::Raw(_))));
         assert_eq!(read_raw(&[]).unwrap(), vec![]);
     }

@@ -212,16 +212,17 @@ size_t fm_edge_weights(LLVMValueRef Fn, double *Out, size_t N) {
   return K;
 }
 
-// The profile data of a module: `[5 + N x i64]`, internal, named `__fmerge_prof_data`. The
+// The profile data of a module: `[6 + N x i64]`, internal, named `__fmerge_prof_data`. The
 // header words: magic, module id, N, wall-clock nanoseconds (filled at exit), work (the work
-// instrumentation's counter); then the N counters. Returns the global.
+// instrumentation's counter), CPU nanoseconds of the process (filled at exit); then the N
+// counters. Returns the global.
 LLVMValueRef fm_profile_data_global(LLVMModuleRef MRef, uint64_t Magic, uint64_t ModuleId,
                                     uint64_t N) {
   Module *M = unwrap(MRef);
   LLVMContext &C = M->getContext();
   Type *I64 = Type::getInt64Ty(C);
-  ArrayType *Ty = ArrayType::get(I64, 5 + N);
-  std::vector<Constant *> Words(5 + N, ConstantInt::get(I64, 0));
+  ArrayType *Ty = ArrayType::get(I64, 6 + N);
+  std::vector<Constant *> Words(6 + N, ConstantInt::get(I64, 0));
   Words[0] = ConstantInt::get(I64, Magic);
   Words[1] = ConstantInt::get(I64, ModuleId);
   Words[2] = ConstantInt::get(I64, N);
@@ -322,13 +323,14 @@ void fm_profile_runtime(LLVMModuleRef MRef, LLVMValueRef DataRef) {
                                    ConstantInt::get(I64, 0), "__fmerge_prof_start");
   FunctionCallee ClockGettime =
       M->getOrInsertFunction("clock_gettime", FunctionType::get(I32, {I32, Ptr}, false));
-  auto Now = [&](IRBuilder<> &B) {
+  auto Clock = [&](IRBuilder<> &B, int Id) {
     Value *TS = B.CreateAlloca(TimespecTy);
-    B.CreateCall(ClockGettime, {ConstantInt::get(I32, 1 /* CLOCK_MONOTONIC */), TS});
+    B.CreateCall(ClockGettime, {ConstantInt::get(I32, Id), TS});
     Value *Sec = B.CreateLoad(I64, B.CreateStructGEP(TimespecTy, TS, 0));
     Value *Nsec = B.CreateLoad(I64, B.CreateStructGEP(TimespecTy, TS, 1));
     return B.CreateAdd(B.CreateMul(Sec, ConstantInt::get(I64, 1000000000)), Nsec);
   };
+  auto Now = [&](IRBuilder<> &B) { return Clock(B, 1 /* CLOCK_MONOTONIC */); };
   auto NewFn = [&](const char *Name) {
     Function *Fn = Function::Create(FunctionType::get(Void, false),
                                     GlobalValue::InternalLinkage, Name, M);
@@ -353,6 +355,8 @@ void fm_profile_runtime(LLVMModuleRef MRef, LLVMValueRef DataRef) {
     IRBuilder<> B(Entry);
     Value *Wall = B.CreateSub(Now(B), B.CreateLoad(I64, Start));
     B.CreateStore(Wall, B.CreateConstInBoundsGEP2_64(Data->getValueType(), Data, 0, 3));
+    Value *Cpu = Clock(B, 2 /* CLOCK_PROCESS_CPUTIME_ID */);
+    B.CreateStore(Cpu, B.CreateConstInBoundsGEP2_64(Data->getValueType(), Data, 0, 5));
     FunctionCallee Getenv =
         M->getOrInsertFunction("getenv", FunctionType::get(Ptr, {Ptr}, false));
     Value *Env = B.CreateCall(Getenv, {B.CreateGlobalString("FMERGE_PROFILE_FILE")});

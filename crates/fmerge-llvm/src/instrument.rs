@@ -105,7 +105,7 @@ pub enum CounterSite {
     SplitEdge(u32, u32),
 }
 
-/// Magic number at the start of every record the runtime writes (`FMPRAW01`, little endian).
+/// Magic number at the start of every record the runtime writes (`FMPRAW02`, little endian).
 pub use fmerge_core::profdata::RAW_MAGIC;
 
 impl<'m> Value<'m> {
@@ -228,7 +228,7 @@ impl<'m> Value<'m> {
 }
 
 /// The module's block of profile data: a header (magic, module id, number of counters, wall
-/// time, work) and the counters, `u64` words written as one record at exit.
+/// time, work, CPU time) and the counters, `u64` words written as one record at exit.
 #[derive(Clone, Copy, Debug)]
 pub struct ProfileData<'m> {
     global: Value<'m>,
@@ -237,7 +237,7 @@ pub struct ProfileData<'m> {
 
 impl ProfileData<'_> {
     /// Header words before the counters.
-    pub const HEADER_WORDS: u64 = 5;
+    pub const HEADER_WORDS: u64 = 6;
     /// The header word that accumulates work.
     pub const WORK_WORD: u64 = 4;
     /// The word of counter `i`.

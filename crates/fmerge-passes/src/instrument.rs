@@ -60,6 +60,19 @@ pub struct InstrumentOptions {
     /// Work mode (seed 001): no counters, one work word that each probe adds the cost of the
     /// blocks its count stands for to.
     pub work: Option<CostTable>,
+    /// Work mode: drop probes that add little work (seed 001's relaxation).
+    pub relax: Option<Relax>,
+}
+
+/// How to relax work instrumentation.
+#[derive(Clone, Debug)]
+pub enum Relax {
+    /// Per region (loops and the outer region), losing at most this fraction of the work of
+    /// any pass through a region: a bound for every input.
+    Region(f64),
+    /// Over the whole program, losing at most this fraction of the work of the training runs
+    /// in the profile (counts of the same module): a bound for runs like those.
+    Whole(f64, Profile),
 }
 
 /// Why a module cannot be instrumented.
@@ -135,14 +148,21 @@ pub fn instrument(
         },
     );
     let data = module.add_profile_data(map.module_id, map.counters);
-    for ((f, _, sites), placed) in planned.iter().zip(&map.functions) {
-        let updates: Vec<(u64, i64)> = match &map.work {
+    let mut all_updates: Vec<Vec<(u64, i64)>> = planned
+        .iter()
+        .zip(&map.functions)
+        .map(|((_, _, sites), placed)| match &map.work {
             None => (0..sites.len() as u64)
                 .map(|i| (ProfileData::counter_word(placed.first + i), 1))
                 .collect(),
             Some(costs) => work_increments(placed, &map.opcodes, costs),
-        };
-        // Work mode drops the sites whose increment is 0.
+        })
+        .collect();
+    if let (Some(costs), Some(relax)) = (&map.work, &opts.relax) {
+        relax_work(&map, costs, relax, &mut all_updates);
+    }
+    for (((f, _, sites), _), updates) in planned.iter().zip(&map.functions).zip(all_updates) {
+        // Work mode drops the sites whose increment is 0 (relaxed ones included).
         let (sites, updates): (Vec<CounterSite>, Vec<(u64, i64)>) =
             sites.iter().copied().zip(updates).filter(|(_, u)| u.1 != 0).unzip();
         f.instrument_counters(&sites, &updates, data, opts.atomic)
@@ -151,6 +171,74 @@ pub fn instrument(
     module.forget_memory_effects();
     module.add_profile_runtime(data);
     Ok(map)
+}
+
+/// Relaxation: sets the increment of every dropped probe to 0.
+fn relax_work(map: &ProbeMap, costs: &CostTable, relax: &Relax, updates: &mut [Vec<(u64, i64)>]) {
+    let block_work = |f: &FunctionProbes| -> Vec<u64> {
+        f.ops
+            .iter()
+            .map(|ops| {
+                costs.block_cost(ops.iter().map(|&(o, n)| (map.opcodes[o as usize].as_str(), n)))
+            })
+            .collect()
+    };
+    match relax {
+        Relax::Region(m) => {
+            for (f, up) in map.functions.iter().zip(updates.iter_mut()) {
+                let Scheme::Edges { sites } = &f.scheme else { continue };
+                let placement = probes::place(&f.cfg);
+                let probes: Vec<fmerge_core::relax::Probe> = sites
+                    .iter()
+                    .zip(placement.site_weights())
+                    .zip(up.iter())
+                    .map(|((&site, frequency), &(_, increment))| fmerge_core::relax::Probe {
+                        site,
+                        increment,
+                        frequency,
+                    })
+                    .collect();
+                let drop = fmerge_core::relax::relax_regions(&f.cfg, &block_work(f), &probes, *m);
+                for (u, d) in up.iter_mut().zip(drop) {
+                    if d {
+                        u.1 = 0;
+                    }
+                }
+            }
+        }
+        Relax::Whole(m, profile) => {
+            let by_key: HashMap<(&str, u64), &fmerge_core::profdata::FunctionProfile> =
+                profile.functions.iter().map(|p| ((p.name.as_str(), p.cfg_hash), p)).collect();
+            let mut items = Vec::new();
+            let mut at = Vec::new();
+            for (k, (f, up)) in map.functions.iter().zip(updates.iter()).enumerate() {
+                let Some(p) = by_key.get(&(f.name.as_str(), f.cfg_hash)) else { continue };
+                let counts: Vec<u64> = match &f.scheme {
+                    Scheme::Blocks { blocks } => {
+                        blocks.iter().map(|&b| p.blocks[b as usize]).collect()
+                    }
+                    Scheme::Edges { sites } => sites
+                        .iter()
+                        .map(|s| match *s {
+                            FlowEdge::Real(i) => p.edges[i as usize].unwrap_or(0),
+                            FlowEdge::Exit(x) => p.blocks[x as usize],
+                            FlowEdge::Entry => p.entries,
+                            FlowEdge::AbnormalExit(_) => 0,
+                        })
+                        .collect(),
+                };
+                for (j, (&(_, c), n)) in up.iter().zip(counts).enumerate() {
+                    items.push((c, n));
+                    at.push((k, j));
+                }
+            }
+            for ((k, j), d) in at.into_iter().zip(fmerge_core::profdata::relax_whole(&items, *m)) {
+                if d {
+                    updates[k][j].1 = 0;
+                }
+            }
+        }
+    }
 }
 
 /// Work mode: what each counter site adds to the work word, so that the word ends equal to

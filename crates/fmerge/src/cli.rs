@@ -156,6 +156,10 @@ pub struct ProfileCompareArgs {
     /// Profile of build B (work mode).
     #[arg(value_name = "B")]
     pub b: PathBuf,
+    /// The time of a run: the CPU time of its process (robust to other programs sharing the
+    /// machine; for a multi-threaded program, the sum over threads) or wall-clock time.
+    #[arg(long, value_enum, default_value_t = ClockKind::Cpu)]
+    pub clock: ClockKind,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -206,6 +210,15 @@ pub struct InstrumentArgs {
     /// for x86-64 that fmerge ships).
     #[arg(long, value_name = "COSTS.json")]
     pub costs: Option<PathBuf>,
+    /// Work mode: drop probes that add little work, losing at most PCT percent of it:
+    /// `region:PCT` bounds the loss in every pass through every loop and function body (for
+    /// any input); `whole:PCT` bounds it over the runs of a training profile of this module
+    /// (`--profile`), dropping more.
+    #[arg(long, value_name = "region:PCT|whole:PCT")]
+    pub relax: Option<String>,
+    /// A counters profile of this module (`fmerge profile merge`), for `--relax whole:PCT`.
+    #[arg(long, value_name = "FILE.fprof")]
+    pub profile: Option<PathBuf>,
     /// Atomic counter updates: exact counts in multi-threaded programs, at a higher cost per
     /// update. Without it, as with clang's default (-fprofile-update=single), threads running
     /// the same code at once can lose updates.
@@ -235,6 +248,12 @@ impl InstrumentArgs {
     pub fn map_path(&self) -> PathBuf {
         self.map.clone().unwrap_or_else(|| self.output.with_extension("fpmap"))
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClockKind {
+    Cpu,
+    Wall,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

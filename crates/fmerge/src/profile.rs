@@ -2,7 +2,7 @@
 //! `fmerge opt --profile`.
 
 use crate::cli::{
-    EmitKind, InstrumentArgs, ModeKind, ProbeKind, ProfileCompareArgs, ProfileFitArgs,
+    ClockKind, EmitKind, InstrumentArgs, ModeKind, ProbeKind, ProfileCompareArgs, ProfileFitArgs,
     ProfileMergeArgs, ProfileShowArgs,
 };
 use anyhow::{Context, Result};
@@ -10,7 +10,7 @@ use fmerge_core::costmodel::{self, CostTable, TrainingRun};
 use fmerge_core::profdata::{self, ProbeMap, Profile, RAW_MAGIC};
 use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
 use fmerge_llvm::{Llvm, LlvmError, Target};
-use fmerge_passes::instrument::{InstrumentOptions, Probes};
+use fmerge_passes::instrument::{InstrumentOptions, Probes, Relax};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
@@ -58,9 +58,40 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
                 .with_context(|| format!("reading {}", p.display()))?,
         ),
     };
+    let relax = match args.relax.as_deref() {
+        None => None,
+        Some(spec) => {
+            if work.is_none() {
+                anyhow::bail!("--relax applies to --mode work");
+            }
+            let (kind, pct) = spec.split_once(':').unwrap_or((spec, ""));
+            let pct: f64 =
+                pct.parse().ok().filter(|p: &f64| (0.0..=100.0).contains(p)).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--relax {spec}: expected region:PCT or whole:PCT with PCT in 0..100"
+                    )
+                })?;
+            match kind {
+                "region" => Some(Relax::Region(pct / 100.0)),
+                "whole" => {
+                    let Some(p) = &args.profile else {
+                        anyhow::bail!(
+                            "--relax whole:PCT needs --profile FILE.fprof (a counters profile of this module)"
+                        );
+                    };
+                    Some(Relax::Whole(pct / 100.0, read_profile(p)?))
+                }
+                _ => anyhow::bail!("--relax {spec}: expected region:PCT or whole:PCT"),
+            }
+        }
+    };
+    if args.profile.is_some() && !matches!(relax, Some(Relax::Whole(..))) {
+        anyhow::bail!("--profile is for --relax whole:PCT");
+    }
     let llvm = Llvm::new();
     let module = crate::input::load(&llvm, &args.inputs)?;
     let opts = InstrumentOptions {
+        relax,
         work,
         probes: match args.probes {
             ProbeKind::Optimal => Probes::Optimal,
@@ -226,12 +257,13 @@ pub fn show(args: ProfileShowArgs) -> Result<()> {
         return Ok(());
     }
     if p.work.iter().any(|&w| w > 0) {
-        for (k, (w, t)) in p.work.iter().zip(&p.wall_ns).enumerate() {
+        for (k, ((w, t), c)) in p.work.iter().zip(&p.wall_ns).zip(&p.cpu_ns).enumerate() {
             writeln!(
                 out,
-                "run {k}: work {w}, {:.3} s, work per second {:.4e}",
+                "run {k}: work {w}, wall {:.3} s, CPU {:.3} s, work per CPU second {:.4e}",
                 *t as f64 * 1e-9,
-                *w as f64 / (*t as f64 * 1e-9).max(1e-9)
+                *c as f64 * 1e-9,
+                *w as f64 / (*c as f64 * 1e-9).max(1e-9)
             )?;
         }
     }
@@ -264,7 +296,11 @@ pub fn show(args: ProfileShowArgs) -> Result<()> {
 pub fn compare(args: ProfileCompareArgs) -> Result<()> {
     let (a, b) = (read_profile(&args.a)?, read_profile(&args.b)?);
     let runs = |p: &Profile| -> Vec<(u64, u64)> {
-        p.work.iter().copied().zip(p.wall_ns.iter().copied()).collect()
+        let time = match args.clock {
+            ClockKind::Cpu => &p.cpu_ns,
+            ClockKind::Wall => &p.wall_ns,
+        };
+        p.work.iter().copied().zip(time.iter().copied()).collect()
     };
     let Some(c) = profdata::compare_builds(&runs(&a), &runs(&b)) else {
         anyhow::bail!(

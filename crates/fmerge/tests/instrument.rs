@@ -217,6 +217,56 @@ fn work_mode_adds_up_to_the_cost_of_the_counted_blocks() {
     }
 }
 
+/// Relaxed work instrumentation drops probes and stays within its error bound: per region
+/// for any input, over the whole program for the training runs.
+#[test]
+fn relaxed_work_loses_at_most_the_allowed_fraction() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bc = d.join("prog.bc");
+    compile(&source("exceptions.cpp"), &bc, &["-O2"]);
+    let runs: &[&[&str]] = &[&["40"], &["13"]];
+    let total = |p: &Value| -> u64 {
+        p["work"].as_array().unwrap().iter().map(|w| w.as_u64().unwrap()).sum()
+    };
+    let (exact, _) = profile_of(d, &bc, "exact", &["--mode", "work"], runs, &[]);
+    let (_, _) = profile_of(d, &bc, "train", &[], runs, &[]);
+    let train = d.join("train.fprof");
+    for (tag, relax, bound) in [("region", "region:20", 0.20), ("whole", "whole:20", 0.20)] {
+        let mut args = vec!["--mode", "work", "--relax", relax];
+        if tag == "whole" {
+            args.extend(["--profile", train.to_str().unwrap()]);
+        }
+        let (relaxed, _) = profile_of(d, &bc, tag, &args, runs, &[]);
+        let (e, r) = (total(&exact) as f64, total(&relaxed) as f64);
+        assert!((e - r).abs() <= bound * e + 1.0, "{tag}: {r} against {e}");
+        if tag == "whole" {
+            assert!(r != e, "whole-program relaxation dropped nothing");
+        }
+    }
+    // Misuse is refused with a message.
+    for (args, msg) in [
+        (&["--relax", "region:5"][..], "--mode work"),
+        (&["--mode", "work", "--relax", "whole:5"][..], "needs --profile"),
+        (&["--mode", "work", "--relax", "sideways:5"][..], "region:PCT or whole:PCT"),
+    ] {
+        let out = fmerge()
+            .arg("instrument")
+            .arg(&bc)
+            .arg("-o")
+            .arg(d.join("x.bc"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(msg),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn bad_inputs_get_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
