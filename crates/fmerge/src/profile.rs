@@ -131,6 +131,18 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
+    } else if !args.quiet && map.work.is_some() {
+        let probes: usize = map.functions.iter().map(|f| f.scheme.counters()).sum();
+        writeln!(
+            out,
+            "fmerge instrument: {} functions, work mode: at most {probes} probes add to one work \
+             word (a counter per block would need {}), {} counted per block, {} skipped; probe map {}",
+            summary.functions,
+            summary.block_counters,
+            summary.fell_back_to_block_counters,
+            summary.skipped,
+            summary.map
+        )?;
     } else if !args.quiet {
         writeln!(
             out,
