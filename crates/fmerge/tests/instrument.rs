@@ -112,6 +112,11 @@ fn optimal_counts_equal_block_counts_through_exit_longjmp_setjmp_and_computed_go
 }
 
 #[test]
+fn optimal_counts_equal_block_counts_through_musttail_unreachable_and_mutual_recursion() {
+    check_exact("musttail.c", &[&["50"], &["9"]], &[], &[]);
+}
+
+#[test]
 fn optimal_counts_equal_block_counts_through_exceptions_and_cleanups() {
     check_exact("exceptions.cpp", &[&["40"], &["13"]], &[], &[]);
 }
