@@ -28,29 +28,62 @@ fn init_targets() {
     });
 }
 
-/// Runs LLVM's machine outliner in every code generation of this process from now on, as
-/// `llc-22 -enable-machine-outliner` does (on every function, whatever the target's default):
-/// measurements then price merges with the outliner on, and object files are outlined.
-/// LLVM keeps this switch in a process-wide option, so it is for fmerge's own process only:
-/// inside a compiler or linker that loaded the plugin it does nothing and returns false.
-pub fn enable_machine_outliner() -> bool {
+/// How the machine outliner runs in this process's code generation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Outlining {
+    /// Within each module, as `llc-22 -enable-machine-outliner`.
+    #[default]
+    Local,
+    /// Also record what was outlined, as codegen data in the object's `__llvm_outline`
+    /// section (`-codegen-data-generate`): the first round of global outlining.
+    Record,
+    /// Outline with the sequences recorded in every module (merged codegen data, `llvm-cgdata
+    /// --merge`), naming outlined functions by their contents so that the linker's identical
+    /// code folding keeps one copy of those that several modules emit
+    /// (`-codegen-data-use-path`, `-append-content-hash-outlined-name`): the second round.
+    Global(std::path::PathBuf),
+}
+
+/// Runs LLVM's machine outliner in every code generation of this process from now on (on every
+/// function, whatever the target's default), in the given way: measurements then price merges
+/// with the outliner on, and object files are outlined. LLVM keeps these switches in
+/// process-wide options, parsed once: the first call decides (fmerge runs one command per
+/// process). For fmerge's own process only: inside a compiler or linker that loaded the plugin
+/// it does nothing and returns false.
+pub fn enable_machine_outliner_with(how: Outlining) -> bool {
     if crate::plugin::is_hosted() {
         return false;
     }
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let args = [c"fmerge".as_ptr(), c"-enable-machine-outliner".as_ptr()];
-        // SAFETY: two NUL-terminated strings that outlive the call; LLVM copies what it keeps.
-        // Called once, before any code generation of this process reads the option.
+        let mut args = vec!["fmerge".to_string(), "-enable-machine-outliner".to_string()];
+        match &how {
+            Outlining::Local => {}
+            Outlining::Record => args.push("-codegen-data-generate".into()),
+            Outlining::Global(path) => {
+                args.push(format!("-codegen-data-use-path={}", path.display()));
+                args.push("-append-content-hash-outlined-name".into());
+            }
+        }
+        let args: Vec<std::ffi::CString> =
+            args.into_iter().map(|a| crate::module::c_string(&a)).collect();
+        let ptrs: Vec<*const std::ffi::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        // SAFETY: NUL-terminated strings that outlive the call; LLVM copies what it keeps.
+        // Called once, before any code generation of this process reads the options.
         unsafe {
             llvm_sys::support::LLVMParseCommandLineOptions(
-                args.len() as i32,
-                args.as_ptr(),
+                ptrs.len() as i32,
+                ptrs.as_ptr(),
                 std::ptr::null(),
             )
         }
     });
     true
+}
+
+/// [`enable_machine_outliner_with`] `Local`: as `llc-22 -enable-machine-outliner`.
+pub fn enable_machine_outliner() -> bool {
+    enable_machine_outliner_with(Outlining::Local)
 }
 
 /// The triple code is generated for when neither the module nor the user names one.

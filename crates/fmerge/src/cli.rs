@@ -305,7 +305,9 @@ impl Command {
         match self {
             Command::Opt(a) => Some(a.report.iter().cloned().chain([a.output.clone()]).collect()),
             Command::Apply(a) => Some(a.report.iter().cloned().chain([a.output.clone()]).collect()),
-            Command::Summarize(a) => Some(vec![a.output.clone()]),
+            Command::Summarize(a) => {
+                Some(a.outline_data.iter().cloned().chain([a.output.clone()]).collect())
+            }
             Command::Size(_) | Command::Explain(_) => Some(Vec::new()),
             Command::Instrument(a) => Some(vec![a.output.clone(), a.map_path()]),
             Command::Combine(_) | Command::Bisect(_) | Command::Profile(_) => None,
@@ -347,6 +349,11 @@ pub struct SummarizeArgs {
     /// merge functions equal up to constants, not similar ones, across modules.
     #[arg(long)]
     pub no_bodies: bool,
+    /// Global outlining, round 1: also compile the module with LLVM's machine outliner and
+    /// write the object file, whose `__llvm_outline` section records the sequences it outlined
+    /// (LLVM's codegen data); give these files to `combine --outline-data`.
+    #[arg(long, value_name = "FILE.o")]
+    pub outline_data: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -366,6 +373,10 @@ pub struct CombineArgs {
     /// Do not merge similar functions across modules (only functions equal up to constants).
     #[arg(long)]
     pub no_similar: bool,
+    /// Global outlining: the files `summarize --outline-data` wrote, merged (with
+    /// `llvm-cgdata-22 --merge`) into OUT with the extension .cgdata for `apply --outline-data`.
+    #[arg(long, value_name = "FILE.o", num_args = 1..)]
+    pub outline_data: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -389,9 +400,16 @@ pub struct ApplyArgs {
     #[arg(long, value_name = "FILE.json")]
     pub report: Option<PathBuf>,
     /// Run LLVM's machine outliner on the object file (`--emit obj`), after applying, as
-    /// `llc-22 -enable-machine-outliner` does (within this module only).
+    /// `llc-22 -enable-machine-outliner` does (within this module only, unless
+    /// `--outline-data`).
     #[arg(long)]
     pub outline: bool,
+    /// Global outlining, round 2 (with `--outline`): outline the sequences recorded in every
+    /// module (`combine --outline-data` wrote the file), naming outlined functions by their
+    /// contents so that `ld.lld --icf=all` keeps one copy of those several modules emit.
+    /// Stale data is harmless: it can only make outlining find less or more.
+    #[arg(long, value_name = "merge.cgdata", requires = "outline")]
+    pub outline_data: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -24,6 +24,14 @@ pub fn summarize(args: SummarizeArgs) -> Result<()> {
     let name =
         args.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let summary = fmerge_passes::global::summarize(&module, &target, &name, !args.no_bodies);
+    if let Some(path) = &args.outline_data {
+        // Round 1 of global outlining: the object as `apply --emit obj --outline` would make
+        // it (before apply's changes: the recorded sequences are hints, stale ones harmless).
+        fmerge_llvm::target::enable_machine_outliner_with(fmerge_llvm::target::Outlining::Record);
+        let mut obj_target = Target::for_object_file(&module, args.target.as_deref())?;
+        obj_target.set_function_sections(true);
+        write_module(&module, path, Emit::Object, &obj_target)?;
+    }
     write_atomically(&args.output, &summary.to_bytes())?;
     if args.json {
         writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&summary)?)?;
@@ -39,6 +47,9 @@ pub fn combine_cmd(args: CombineArgs) -> Result<()> {
             ModuleSummary::from_bytes(&bytes)
                 .with_context(|| format!("reading {}", path.display()))?,
         );
+    }
+    if !args.outline_data.is_empty() {
+        merge_codegen_data(&args.outline_data, &args.output.with_extension("cgdata"))?;
     }
     let mut info = combine(&summaries, &CostModel::default());
     if !args.no_similar && summaries.iter().any(|s| !s.bodies.is_empty()) {
@@ -89,8 +100,17 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
             target = Target::for_object_file(&module, args.target.as_deref())?;
             // The linker folds the copies section by section.
             target.set_function_sections(true);
-            if args.outline {
-                fmerge_llvm::target::enable_machine_outliner();
+            match (&args.outline, &args.outline_data) {
+                (false, _) => {}
+                (true, None) => {
+                    fmerge_llvm::target::enable_machine_outliner();
+                }
+                (true, Some(path)) => {
+                    check_codegen_data(path)?;
+                    fmerge_llvm::target::enable_machine_outliner_with(
+                        fmerge_llvm::target::Outlining::Global(path.clone()),
+                    );
+                }
             }
             Emit::Object
         }
@@ -98,6 +118,50 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
     write_module(&module, &args.output, emit, &target)?;
     if let Some(path) = &args.report {
         write_atomically(path, &serde_json::to_vec_pretty(&report)?)?;
+    }
+    Ok(())
+}
+
+/// Merges the codegen data (outlined-sequence hash trees) of the modules' round-1 objects with
+/// LLVM's own tool, `llvm-cgdata-22 --merge`, into `out`.
+fn merge_codegen_data(inputs: &[std::path::PathBuf], out: &Path) -> Result<()> {
+    for p in inputs {
+        if !p.exists() {
+            return Err(LlvmError::NotFound { path: p.clone() }.into());
+        }
+    }
+    let tmp = out.with_extension("cgdata.tmp");
+    let result = std::process::Command::new("llvm-cgdata-22")
+        .arg("--merge")
+        .args(inputs)
+        .arg("-o")
+        .arg(&tmp)
+        .output()
+        .map_err(|e| {
+            anyhow::anyhow!("cannot run llvm-cgdata-22 (part of LLVM 22: `make setup`): {e}")
+        })?;
+    if !result.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow::bail!(
+            "llvm-cgdata-22 --merge failed: {}",
+            String::from_utf8_lossy(&result.stderr).trim()
+        );
+    }
+    std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+    Ok(())
+}
+
+/// LLVM reads a codegen-data file silently, ignoring one it cannot use: fmerge checks that it
+/// is one (its magic number) so that a wrong path is an error, not a build without global
+/// outlining.
+fn check_codegen_data(path: &Path) -> Result<()> {
+    let bytes = read(path)?;
+    if !bytes.starts_with(b"\xffcgdata\x81") {
+        return Err(fmerge_core::profdata::Error::Format(format!(
+            "{} is not LLVM codegen data (write it with `fmerge combine --outline-data`)",
+            path.display()
+        ))
+        .into());
     }
     Ok(())
 }
