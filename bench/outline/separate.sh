@@ -21,7 +21,7 @@ C=$(cd "${CORPUS:-$root/build/corpus}" && pwd)
 LLC=(llc-22 -O2 -relocation-model=pic -function-sections -filetype=obj)
 FLOWS=(base outline llvm-global llvm-g+gmf fm fm-outline fm-global)
 now() { date +%s.%N; }
-echo "| program | ${FLOWS[*]// / | } | smoke |" | sed 's/ | /| /g;s/|/ | /g'
+echo "| program |$(for f in "${FLOWS[@]}"; do printf ' %s |' "$f"; done) smoke |"
 echo "|---|$(for _ in "${FLOWS[@]}"; do printf -- '---:|'; done)---|"
 for prog in "$@"; do
   P=$C/$prog

@@ -14,9 +14,10 @@ Online comparison: each build runs once on each of its own K inputs (input k of 
 has the same size and level but its own data: no input is run twice; the builds take turns);
 `fmerge profile compare` (CPU time) gives the ratio of mean work per second with a 95%
 bootstrap interval and a verdict.
-Ground truth: the same builds made from M0 WITHOUT instrumentation, CPU time on one fixed
-input set, R rounds in rotated order; ratio of median times with a 95% bootstrap CI and a
-verdict.
+Ground truth: the same (instrumented) builds, CPU time on one fixed input set, R rounds in
+rotated order; median of the per-round time ratios with a 95% bootstrap CI and a verdict.
+The builds made from M0 without instrumentation are timed alongside (what users run: merging
+an instrumented module can merge differently).
 The two verdicts should agree (or the online one say "undecided").
 
 Usage: python3 bench/profiling/compare.py [zstd bzip2] [--inputs 12] [--rounds 7] [--md OUT]
@@ -123,36 +124,47 @@ def main():
             profiles[b] = prof
         # ground truth: fixed inputs, uninstrumented builds
         fixed = [make_data(out / "data", "%s-fixed%d.dat" % (prog, k), 900 + k, 1536 << 10, 384 << 10) for k in range(3)]
-        times = {b: [] for b in BUILDS}
+        # The same builds (instrumented: the online method ranks these), and the builds made
+        # without instrumentation (what users run; their merges can differ).
+        times = {(t, b): [] for t in ("w", "p") for b in BUILDS}
+        keys = list(times)
         for r in range(args.rounds):
-            order = BUILDS[r % len(BUILDS):] + BUILDS[:r % len(BUILDS)]
-            for b in order:
-                times[b].append(sum(run_input(exes[("p", b)], comp[k % len(comp)], d, speed.ENV) for k, d in enumerate(fixed)))
+            order = keys[r % len(keys):] + keys[:r % len(keys)]
+            for key in order:
+                env = dict(speed.ENV, FMERGE_PROFILE_FILE=str(wd / "timed.profraw"))
+                times[key].append(sum(run_input(exes[key], comp[k % len(comp)], d, env) for k, d in enumerate(fixed)))
         pr = {}
         for a, b in PAIRS:
             cmp = json.loads(run([fmerge, "profile", "compare", profiles[a], profiles[b], "--json"], quiet=True).stdout)
-            ratios = [ta / tb for ta, tb in zip(times[a], times[b])]  # > 1: b is faster
-            med = statistics.median(ratios)
-            lo, hi = boot_median_ci(ratios)
-            truth = "B is faster" if lo > 1 else "A is faster" if hi < 1 else "undecided"
+            def timed(tag):
+                ratios = [ta / tb for ta, tb in zip(times[(tag, a)], times[(tag, b)])]  # > 1: b is faster
+                lo, hi = boot_median_ci(ratios)
+                verdict = "B is faster" if lo > 1 else "A is faster" if hi < 1 else "undecided"
+                return statistics.median(ratios), [lo, hi], verdict
+            med, ci, truth = timed("w")
+            pmed, pci, ptruth = timed("p")
             online = cmp["verdict"].split(":")[0]
             pr["%s vs %s" % (a, b)] = dict(
                 online_ratio=cmp["comparison"]["ratio"], online_ci=cmp["comparison"]["ci"], online=cmp["verdict"],
-                timed_speedup=med, timed_ci=[lo, hi], timed=truth,
-                agree=(online == truth) or online.startswith("undecided"))
-            log("%s %s vs %s: online %s | timed %.3f [%.3f, %.3f] %s" % (prog, a, b, cmp["verdict"], med, lo, hi, truth))
+                timed_speedup=med, timed_ci=ci, timed=truth,
+                plain_speedup=pmed, plain_ci=pci, plain=ptruth,
+                agree="yes" if online == truth else "online undecided" if online.startswith("undecided")
+                else "timed undecided" if truth == "undecided" else "**no**")
+            log("%s %s vs %s: online %s | timed %.3f %s %s | uninstrumented %.3f %s %s" % (
+                prog, a, b, cmp["verdict"], med, ci, truth, pmed, pci, ptruth))
         results[prog] = pr
     lines = ["# Comparing builds from runs on different inputs (bench/profiling/compare.py)", "",
              "Online: each build ran once on each of its own %d inputs; ratio B/A of mean work per CPU "
              "second [95%% CI]. Timed: uninstrumented builds on fixed inputs, %d rounds; median CPU time "
              "A / time B [95%% CI] (above 1: B faster)." % (args.inputs, args.rounds), "",
-             "| program | A vs B | online: B/A work per second | online verdict | timed: A/B time | timed verdict | agree |",
-             "|---|---|---|---|---|---|---|"]
+             "| program | A vs B | online: B/A work per second | online verdict | timed (same builds): A/B time | timed verdict | agree | uninstrumented builds: A/B time |",
+             "|---|---|---|---|---|---|---|---|"]
     for prog, pr in results.items():
         for pair, r in pr.items():
-            lines.append("| %s | %s | %.3f [%.3f, %.3f] | %s | %.3f [%.3f, %.3f] | %s | %s |" % (
+            lines.append("| %s | %s | %.3f [%.3f, %.3f] | %s | %.3f [%.3f, %.3f] | %s | %s | %.3f [%.3f, %.3f] %s |" % (
                 prog, pair, r["online_ratio"], r["online_ci"][0], r["online_ci"][1], r["online"],
-                r["timed_speedup"], r["timed_ci"][0], r["timed_ci"][1], r["timed"], "yes" if r["agree"] else "**no**"))
+                r["timed_speedup"], r["timed_ci"][0], r["timed_ci"][1], r["timed"], r["agree"],
+                r["plain_speedup"], r["plain_ci"][0], r["plain_ci"][1], r["plain"]))
     md = "\n".join(lines) + "\n"
     if args.md:
         Path(args.md).write_text(md)

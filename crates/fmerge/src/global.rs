@@ -23,15 +23,16 @@ pub fn summarize(args: SummarizeArgs) -> Result<()> {
     let target = Target::for_module(&module, args.target.as_deref())?;
     let name =
         args.input.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let summary = fmerge_passes::global::summarize(&module, &target, &name, !args.no_bodies);
     if let Some(path) = &args.outline_data {
         // Round 1 of global outlining: the object as `apply --emit obj --outline` would make
-        // it (before apply's changes: the recorded sequences are hints, stale ones harmless).
+        // it (before apply's changes: the recorded sequences are hints, stale ones harmless),
+        // compiled before summarizing, which adds scratch copies of functions to the module.
         fmerge_llvm::target::enable_machine_outliner_with(fmerge_llvm::target::Outlining::Record);
         let mut obj_target = Target::for_object_file(&module, args.target.as_deref())?;
         obj_target.set_function_sections(true);
         write_module(&module, path, Emit::Object, &obj_target)?;
     }
+    let summary = fmerge_passes::global::summarize(&module, &target, &name, !args.no_bodies);
     write_atomically(&args.output, &summary.to_bytes())?;
     if args.json {
         writeln!(std::io::stdout().lock(), "{}", serde_json::to_string_pretty(&summary)?)?;
