@@ -80,3 +80,98 @@ fn outline_runs_the_machine_outliner_after_merging_exactly_as_llc_does() {
     assert_ne!(res.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&res.stderr).contains("--outline applies to object files"));
 }
+
+/// Global outlining in the separate-compilation flow gives exactly the objects of LLVM's own
+/// two-round flow on the same modules (llc-22 -codegen-data-generate, llvm-cgdata-22
+/// --merge, llc-22 -codegen-data-use-path -append-content-hash-outlined-name), the program
+/// behaves the same, and codegen data that is not is refused.
+#[test]
+fn global_outlining_matches_llvms_two_round_flow_and_refuses_bad_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srcs = ["dup_constants.c", "dup_similar.c"];
+    let mut bcs = Vec::new();
+    for s in srcs {
+        let bc = d.join(s).with_extension("bc");
+        compile(&programs_dir().join(s), &bc, &[]);
+        bcs.push(bc);
+    }
+    // fmerge's flow.
+    let mut cgos = Vec::new();
+    for bc in &bcs {
+        let cgo = bc.with_extension("cgo");
+        run_ok(
+            fmerge()
+                .arg("summarize")
+                .arg(bc)
+                .arg("-o")
+                .arg(bc.with_extension("fms"))
+                .arg("--outline-data")
+                .arg(&cgo),
+        );
+        cgos.push(cgo);
+    }
+    let info = d.join("m.fmi");
+    run_ok(
+        fmerge()
+            .arg("combine")
+            .args(bcs.iter().map(|b| b.with_extension("fms")))
+            .arg("-o")
+            .arg(&info)
+            .arg("--no-similar")
+            .arg("--outline-data")
+            .args(&cgos),
+    );
+    let cgdata = info.with_extension("cgdata");
+    assert!(cgdata.exists());
+    // LLVM's flow.
+    let llc_flags = ["-relocation-model=pic", "-function-sections", "-enable-machine-outliner"];
+    let mut r1 = Vec::new();
+    for bc in &bcs {
+        let o = bc.with_extension("r1.o");
+        llc(bc, &o, &[&llc_flags[..], &["-codegen-data-generate"]].concat());
+        r1.push(o);
+    }
+    let merged = d.join("llvm.cgdata");
+    run_ok(Command::new("llvm-cgdata-22").arg("--merge").args(&r1).arg("-o").arg(&merged));
+    for bc in &bcs {
+        // Round 2 on the module as apply left it.
+        let applied = bc.with_extension("applied.bc");
+        run_ok(fmerge().arg("apply").arg(bc).arg("--info").arg(&info).arg("-o").arg(&applied));
+        let use_path = format!("-codegen-data-use-path={}", merged.display());
+        let theirs = llc(
+            &applied,
+            &bc.with_extension("r2.o"),
+            &[&llc_flags[..], &[use_path.as_str(), "-append-content-hash-outlined-name"]].concat(),
+        );
+        let ours = bc.with_extension("glob.o");
+        run_ok(
+            fmerge()
+                .arg("apply")
+                .arg(bc)
+                .arg("--info")
+                .arg(&info)
+                .args(["--emit", "obj", "--outline", "--outline-data"])
+                .arg(&cgdata)
+                .arg("-o")
+                .arg(&ours),
+        );
+        assert_eq!(binary_text_bytes(&ours), theirs, "{}", bc.display());
+    }
+    // Not codegen data: exit 9, nothing written.
+    let bad = d.join("bad.cgdata");
+    std::fs::write(&bad, b"not codegen data").unwrap();
+    let out = fmerge()
+        .arg("apply")
+        .arg(&bcs[0])
+        .arg("--info")
+        .arg(&info)
+        .args(["--emit", "obj", "--outline", "--outline-data"])
+        .arg(&bad)
+        .arg("-o")
+        .arg(d.join("bad.o"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(9), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!d.join("bad.o").exists());
+}
