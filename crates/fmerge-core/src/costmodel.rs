@@ -274,11 +274,12 @@ fn least_squares_on(a: &[Vec<f64>], b: &[f64], passive: &[bool]) -> Vec<f64> {
         if d.abs() < 1e-300 {
             continue;
         }
-        for r in 0..k {
+        let pivot_row = m[c].clone();
+        for (r, row) in m.iter_mut().enumerate() {
             if r != c {
-                let f = m[r][c] / d;
-                for col in c..=k {
-                    m[r][col] -= f * m[c][col];
+                let f = row[c] / d;
+                for (x, p) in row[c..=k].iter_mut().zip(&pivot_row[c..=k]) {
+                    *x -= f * p;
                 }
             }
         }

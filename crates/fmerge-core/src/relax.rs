@@ -173,10 +173,8 @@ pub fn relax_regions(cfg: &Cfg, block_work: &[u64], probes: &[Probe], max_error:
         // Nodes and DAG edges of the region.
         let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut is_node = vec![false; n];
-        for b in 0..n {
-            if live[b]
-                && let Some(x) = node_in(r, b)
-            {
+        for (b, _) in live.iter().enumerate().filter(|(_, l)| **l) {
+            if let Some(x) = node_in(r, b) {
                 is_node[x] = true;
             }
         }
