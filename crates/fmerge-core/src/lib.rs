@@ -43,6 +43,7 @@ pub mod minhash;
 pub mod probes;
 pub mod profit;
 pub mod rank;
+pub mod work;
 
 #[cfg(test)]
 mod testkit;
