@@ -89,6 +89,21 @@ impl<'m> Proposal<'m> {
         })
     }
 
+    /// The work the members' calls add at run time (`fmerge_core::work::call_work`): each
+    /// member's call count (`calls`, in member order) times its thunk's jump and the arguments
+    /// it passes beyond its own.
+    pub fn call_work(&self, calls: &[u64]) -> u64 {
+        self.args
+            .iter()
+            .zip(&self.rewrite)
+            .zip(calls)
+            .map(|((args, &rewrite), &n)| {
+                let extra = args.iter().filter(|x| matches!(x, Arg::Value(_))).count();
+                fmerge_core::work::call_work(n, !rewrite, extra)
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+
     /// Makes the merge real: thunks and rewritten call sites. Members whose call sites can no
     /// longer be rewritten (an earlier commit changed their users) become thunks instead.
     pub fn commit(&self, module: &'m Module<'_>, vis: &Visibility<'m>) -> Vec<Member> {

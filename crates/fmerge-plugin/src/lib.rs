@@ -52,6 +52,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
     let mut search = o.search.clone();
     let mut report = o.report.clone();
     let mut hot = o.hot_percentile.clone();
+    let mut slowdown = o.max_slowdown.clone();
     let (mut whole_program, mut guard, mut verbose) = (o.whole_program, o.guard, o.verbose);
     let (mut enabled, mut in_compiles, mut inject_failure) = (true, true, false);
     for word in o.env.as_deref().unwrap_or("").split_whitespace() {
@@ -76,6 +77,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             "fmerge-search" => search = text(value)?,
             "fmerge-report" => report = text(value)?,
             "fmerge-hot-percentile" => hot = text(value)?,
+            "fmerge-max-slowdown" => slowdown = text(value)?,
             "fmerge-whole-program" => whole_program = flag(value)?,
             "fmerge-guard" => guard = flag(value)?,
             "fmerge-verbose" => verbose = flag(value)?,
@@ -110,6 +112,10 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
         }
         _ => return Err(format!("-fmerge-hot-percentile={hot}: expected a percentage")),
     };
+    let max_slowdown = match slowdown.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => p / 100.0,
+        _ => return Err(format!("-fmerge-max-slowdown={slowdown}: expected a percentage")),
+    };
     Ok(Settings {
         enabled,
         in_compiles,
@@ -120,6 +126,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             search,
             gate: Gate::default(),
             hot_percentile,
+            max_slowdown,
             ..Options::default()
         },
         guard,
@@ -227,7 +234,8 @@ mod tests {
             profit: "hybrid".into(),
             search: "lsh".into(),
             report: String::new(),
-            hot_percentile: "99".into(),
+            hot_percentile: "0".into(),
+            max_slowdown: "0.5".into(),
             env: env.map(str::to_string),
             whole_program: false,
             guard: true,
@@ -250,15 +258,20 @@ mod tests {
         assert!(!s.guard && s.verbose && s.options.whole_program);
         assert_eq!(s.report.as_deref(), Some("r.json"));
         assert!(!settings(&opts(Some("-fmerge=false"))).unwrap().enabled);
-        assert_eq!(s.options.hot_percentile, Some(990_000));
-        let s = settings(&opts(Some("-fmerge-hot-percentile=0"))).unwrap();
         assert_eq!(s.options.hot_percentile, None);
+        assert_eq!(s.options.max_slowdown, 0.005);
+        let s = settings(&opts(Some("-fmerge-hot-percentile=99 -fmerge-max-slowdown=2")))
+            .unwrap();
+        assert_eq!(s.options.hot_percentile, Some(990_000));
+        assert_eq!(s.options.max_slowdown, 0.02);
         for bad in [
             "-fmerge-profit=fast",
             "-fmerge-merge=all",
             "-fmerge-x",
             "-fmerge-guard=yes",
             "-fmerge-hot-percentile=120",
+            "-fmerge-max-slowdown=-1",
+            "-fmerge-max-slowdown=fast",
         ] {
             assert!(settings(&opts(Some(bad))).is_err(), "{bad}");
         }
