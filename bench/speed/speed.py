@@ -25,9 +25,13 @@ writer and code generator:
   base          plain, --bisect-limit 0            (reference for fmerge)
   fmerge        plain, default fmerge
   pgo-base      pgo,   --bisect-limit 0            (reference for the pgo-* builds)
-  pgo-fmerge    pgo,   default fmerge = profile-guided, --hot-percentile 99
+  pgo-fmerge    pgo,   default fmerge = profile-guided: merges priced by the work
+                       they add, --max-slowdown 0.5 (% of the module's profiled work)
   pgo-ignore    pgo,   --ignore-profile            (what merging costs without the guard)
-  pgo-p99.9 ... pgo, --hot-percentile 99.9 / 99.99 (trade-off curve)
+  pgo-p99       pgo,   --hot-percentile 99 --max-slowdown 100: the earlier default,
+                       hot functions cut out whatever a merge costs
+  pgo-s0.1 ...  pgo,   --max-slowdown 0.1 / 1 / 2 (trade-off curve, --budgets)
+  pgo-pP        pgo,   --hot-percentile P --max-slowdown 100 (--percentiles, none by default)
 
 Measurements, all on the TIMING workload (different input from the training one):
   * .text bytes of the executable (llvm-size-22 -A, sum of .text* sections);
@@ -186,11 +190,16 @@ BUILDS = [  # name, module, fmerge args (None: baseline), reference build
     ("pgo-base", "pgo", None, "base"),
     ("pgo-fmerge", "pgo", [], "pgo-base"),
     ("pgo-ignore", "pgo", ["--ignore-profile"], "pgo-base"),
+    ("pgo-p99", "pgo", ["--hot-percentile", "99", "--max-slowdown", "100"], "pgo-base"),
 ]
 
 
 def percentile_builds(pcts):
-    return [("pgo-p%s" % p, "pgo", ["--hot-percentile", p], "pgo-base") for p in pcts]
+    return [("pgo-p%s" % p, "pgo", ["--hot-percentile", p, "--max-slowdown", "100"], "pgo-base") for p in pcts]
+
+
+def budget_builds(budgets):
+    return [("pgo-s%s" % b, "pgo", ["--max-slowdown", b], "pgo-base") for b in budgets]
 
 
 # --------------------------------------------------------------------------- running workloads
@@ -429,7 +438,8 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "build" / "speed"))
     ap.add_argument("--fmerge", default=None, help="fmerge binary (default OUT/fmerge)")
     ap.add_argument("--rounds", type=int, default=11)
-    ap.add_argument("--percentiles", default="99.9,99.99", help="extra --hot-percentile builds ('' for none)")
+    ap.add_argument("--percentiles", default="", help="extra --hot-percentile builds, comma-separated")
+    ap.add_argument("--budgets", default="0.1,1,2", help="extra --max-slowdown builds ('' for none)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--annotate", action="store_true", help="per-function/per-merge Ir deltas (callgrind_annotate)")
@@ -445,7 +455,8 @@ def main():
     LOG = open(out / "commands.log", "a")
     log("# %s  %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), " ".join(map(shlex.quote, sys.argv))))
     fmerge = Path(args.fmerge or out / "fmerge").resolve()
-    builds = BUILDS + percentile_builds([p for p in args.percentiles.split(",") if p])
+    builds = (BUILDS + budget_builds([b for b in args.budgets.split(",") if b])
+              + percentile_builds([p for p in args.percentiles.split(",") if p]))
     progs = programs(out / "data")
     t_start = time.time()
     all_res = dict(machine=dict(nproc=os.cpu_count(), loadavg=os.getloadavg(), uname=" ".join(os.uname())),

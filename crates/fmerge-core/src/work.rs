@@ -17,7 +17,8 @@
 //!   executed as often as the two original blocks together; and the entry's branch on the
 //!   function id once per call.
 //!
-//! What the estimate leaves out: optimizations a constant allowed and a parameter no longer
+//! What the estimate leaves out: `select`s on edges where a shared phi takes different values
+//! from the two functions, optimizations a constant allowed and a parameter no longer
 //! does (strength reduction, unrolling by a known count), values carried across joins, and
 //! machine-level effects (register pressure, layout). It counts IR instructions, not cycles.
 
@@ -87,6 +88,16 @@ pub fn similar_body_work(
                     matched.insert(i, j);
                 }
             }
+            // The alignment leaves phis out; the merged body shares one phi between a phi of
+            // the second function and the first phi of the first with the same type, in order
+            // (`similar::codegen`), so their uses need no select.
+            let mut left_phis = phis(f, *left);
+            for j in phis(g, *right) {
+                let ty = g.insts[j as usize].ty;
+                if let Some(k) = left_phis.iter().position(|&i| f.insts[i as usize].ty == ty) {
+                    matched.insert(left_phis.remove(k), j);
+                }
+            }
         }
     }
     let same = |x: Operand, y: Operand| match (x, y) {
@@ -122,6 +133,15 @@ pub fn similar_body_work(
         work = work.saturating_add(added.saturating_mul(runs));
     }
     work
+}
+
+/// The phis that open block `b` of `f`.
+fn phis(f: &FuncData, b: u32) -> Vec<u32> {
+    f.blocks
+        .get(b as usize)
+        .map_or(0..0, |blk| blk.insts.clone())
+        .take_while(|&i| f.insts[i as usize].opcode == crate::ir::opcode::PHI)
+        .collect()
 }
 
 /// How much of a run `work` is, as a fraction of `total` (0 when nothing ran).
@@ -223,6 +243,33 @@ mod tests {
         b.inst(opcode::RET, VOID, S[0], &[]);
         b.end_block(&[], false);
         b.finish()
+    }
+
+    /// `entry: br loop; loop: %i = phi [0, entry], [%n, loop]; %n = add %i, k; br loop/exit;
+    /// exit: ret`.
+    fn counting_loop(k: usize) -> FuncData {
+        let mut b = FuncBuilder::new("f", &[PTR, I32], VOID);
+        b.inst(opcode::BR, VOID, S[0], &[Operand::Block(1)]);
+        b.end_block(&[1], false);
+        let phi = b.inst(opcode::PHI, I32, S[0], &[cv(0), Operand::Block(0), Operand::Inst(2)]);
+        let next = b.inst(opcode::ADD, I32, S[0], &[Operand::Inst(phi), cv(k)]);
+        assert_eq!(next, 2);
+        b.inst(opcode::BR, VOID, S[1], &[Operand::Inst(next), Operand::Block(1), Operand::Block(2)]);
+        b.end_block(&[1, 2], false);
+        b.inst(opcode::RET, VOID, S[0], &[]);
+        b.end_block(&[], false);
+        b.finish()
+    }
+
+    #[test]
+    fn a_shared_phi_needs_no_select() {
+        let t = tables();
+        let (f, g) = (counting_loop(1), counting_loop(2));
+        let align = align_blocks(&t, &f, &g, &AlignConfig::default());
+        // Entered once each, the loop ran 1000 times: only the add's constant differs.
+        let counts = [1, 1000, 1];
+        assert_eq!(similar_body_work(&f, &g, &align, &counts, &counts), 2 + 2000 * SELECT_WORK);
+        assert_eq!(similar_body_work(&f, &f, &align, &counts, &counts), 2);
     }
 
     #[test]
