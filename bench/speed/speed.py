@@ -440,6 +440,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--percentiles", default="", help="extra --hot-percentile builds, comma-separated")
     ap.add_argument("--budgets", default="0.1,1,2", help="extra --max-slowdown builds ('' for none)")
+    ap.add_argument("--only-pgo", action="store_true",
+                    help="leave out the builds without a profile (base, fmerge): pgo-base is then the first "
+                         "build, the reference of the behaviour check and of --noise")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--annotate", action="store_true", help="per-function/per-merge Ir deltas (callgrind_annotate)")
@@ -457,6 +460,8 @@ def main():
     fmerge = Path(args.fmerge or out / "fmerge").resolve()
     builds = (BUILDS + budget_builds([b for b in args.budgets.split(",") if b])
               + percentile_builds([p for p in args.percentiles.split(",") if p]))
+    if args.only_pgo:
+        builds = [(n, m, a, None if r == "base" else r) for n, m, a, r in builds if m == "pgo"]
     progs = programs(out / "data")
     t_start = time.time()
     all_res = dict(machine=dict(nproc=os.cpu_count(), loadavg=os.getloadavg(), uname=" ".join(os.uname())),
@@ -498,8 +503,9 @@ def main():
             for n, c in counts.items():
                 pr["builds"][n]["instructions"] = c
             if args.noise:
-                rep = pmap(args.jobs, lambda i: callgrind(timing, exes["base"], wd / ("scratch-noise%d" % i)), range(args.noise))
-                allc = [counts["base"]] + rep
+                first = builds[0][0]
+                rep = pmap(args.jobs, lambda i: callgrind(timing, exes[first], wd / ("scratch-noise%d" % i)), range(args.noise))
+                allc = [counts[first]] + rep
                 pr["instructions_noise"] = dict(base_runs=allc, spread=(max(allc) - min(allc)) / min(allc))
         # wall time: rotate the order every round
         names = [b[0] for b in builds]
@@ -525,6 +531,7 @@ def main():
                     b[key + "_ratio_ci95"] = [lo, hi]
         if args.annotate and not args.no_callgrind:
             pairs = [("fmerge", "base"), ("pgo-ignore", "pgo-base"), ("pgo-fmerge", "pgo-base")]
+            pairs = [p for p in pairs if p[0] in exes and p[1] in exes]
             pr["annotate"] = annotate(prog, wd, exes, timing, pairs, args.jobs)
         pr["seconds"] = round(time.time() - t0, 1)
         all_res["programs"][prog] = pr
@@ -604,6 +611,7 @@ def render_all(res):
         out.append("\n### corpus total (programs above)\n\n| build | .text | saved vs its reference | bytes kept | worst instr. change | worst wall slowdown (median) |\n|---|---:|---:|---:|---:|---:|")
         for n in tot:
             ref = {"fmerge": "base", "pgo-base": "base"}.get(n, "pgo-base") if n != "base" else None
+            ref = ref if ref in tot else None  # --only-pgo: no base
             saved = tot[ref] - tot[n] if ref else None
             kept = "%.1f%%" % (100 * saved / full) if n.startswith("pgo-") and n != "pgo-base" and full else ""
             worst_i = worst_w = None

@@ -254,7 +254,12 @@ mod tests {
         let phi = b.inst(opcode::PHI, I32, S[0], &[cv(0), Operand::Block(0), Operand::Inst(2)]);
         let next = b.inst(opcode::ADD, I32, S[0], &[Operand::Inst(phi), cv(k)]);
         assert_eq!(next, 2);
-        b.inst(opcode::BR, VOID, S[1], &[Operand::Inst(next), Operand::Block(1), Operand::Block(2)]);
+        b.inst(
+            opcode::BR,
+            VOID,
+            S[1],
+            &[Operand::Inst(next), Operand::Block(1), Operand::Block(2)],
+        );
         b.end_block(&[1, 2], false);
         b.inst(opcode::RET, VOID, S[0], &[]);
         b.end_block(&[], false);
@@ -290,6 +295,10 @@ mod tests {
         // An instruction only one side has: a diamond (branch there and back).
         let h = adds(&[0, 1, 2, 3]);
         let align = align_blocks(&t, &f, &h, &AlignConfig::default());
-        assert_eq!(similar_body_work(&f, &h, &align, &[1], &[1]), 2 + 2 * DIAMOND_WORK, "{align:?}");
+        assert_eq!(
+            similar_body_work(&f, &h, &align, &[1], &[1]),
+            2 + 2 * DIAMOND_WORK,
+            "{align:?}"
+        );
     }
 }

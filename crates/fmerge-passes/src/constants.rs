@@ -25,13 +25,13 @@ use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
 use crate::measure::SizeCache;
 use crate::options::Options;
+use crate::profile::Counts;
 use crate::proposal::{self, Proposal};
 use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
 use fmerge_core::compare::{self, Mode, UNREACHED, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
 use fmerge_core::work;
-use crate::profile::Counts;
 use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
 use fmerge_llvm::{Module, Target, Value, cost};
 use std::collections::HashSet;
@@ -204,13 +204,11 @@ fn one_round(
             module.defer_erase(body);
             continue;
         };
-        let counts: Vec<Counts> = proposal
-            .members
-            .iter()
-            .map(|m| report.work.counts(opts, &m.name()))
-            .collect();
+        let counts: Vec<Counts> =
+            proposal.members.iter().map(|m| report.work.counts(opts, &m.name())).collect();
         let member_walks: Vec<&Walk> = class.iter().map(|&c| &walks[c]).collect();
-        let (body_counts, sites) = body_counts(funcs[class[0]], &member_walks, &counts, &plan.sites);
+        let (body_counts, sites) =
+            body_counts(funcs[class[0]], &member_walks, &counts, &plan.sites);
         let calls: Vec<u64> = counts.iter().map(Counts::entry).collect();
         let added = work::sites_work(sites).saturating_add(proposal.call_work(&calls));
         runtime.push((added, body_counts));

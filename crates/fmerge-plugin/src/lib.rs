@@ -260,8 +260,7 @@ mod tests {
         assert!(!settings(&opts(Some("-fmerge=false"))).unwrap().enabled);
         assert_eq!(s.options.hot_percentile, None);
         assert_eq!(s.options.max_slowdown, 0.005);
-        let s = settings(&opts(Some("-fmerge-hot-percentile=99 -fmerge-max-slowdown=2")))
-            .unwrap();
+        let s = settings(&opts(Some("-fmerge-hot-percentile=99 -fmerge-max-slowdown=2"))).unwrap();
         assert_eq!(s.options.hot_percentile, Some(990_000));
         assert_eq!(s.options.max_slowdown, 0.02);
         for bad in [

@@ -40,8 +40,8 @@ use fmerge_core::ir::{FuncData, ModuleTables, traits};
 use fmerge_core::lsh::{LshConfig, LshIndex};
 use fmerge_core::minhash::{MinHashConfig, MinHasher};
 use fmerge_core::profit::{self, Verdict};
-use fmerge_core::work;
 use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
+use fmerge_core::work;
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
 use fmerge_llvm::{Module, Target, Value, cost};
 use params::ParamMap;
@@ -351,8 +351,10 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             return false;
         };
         let ratio = align.stats.ratio();
-        let (ca, cb) =
-            (self.report.work.counts(self.opts, &names.0), self.report.work.counts(self.opts, &names.1));
+        let (ca, cb) = (
+            self.report.work.counts(self.opts, &names.0),
+            self.report.work.counts(self.opts, &names.1),
+        );
         let added = work::similar_body_work(
             &self.lowered.funcs[a],
             &self.lowered.funcs[b],
@@ -539,7 +541,9 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         }
         let priced: Vec<(i64, u64)> = kept
             .iter()
-            .map(|(p, v)| (v.measured_saving.unwrap_or(p.proposal.estimated_saving()), p.cost.added))
+            .map(|(p, v)| {
+                (v.measured_saving.unwrap_or(p.proposal.estimated_saving()), p.cost.added)
+            })
             .collect();
         let mut kept: Vec<Option<_>> = kept.into_iter().map(Some).collect();
         for k in work::cheapest_first(&priced) {
