@@ -26,12 +26,16 @@ writer and code generator:
   fmerge        plain, default fmerge
   pgo-base      pgo,   --bisect-limit 0            (reference for the pgo-* builds)
   pgo-fmerge    pgo,   default fmerge = profile-guided: merges priced by the work
-                       they add, --max-slowdown 0.5 (% of the module's profiled work)
+                       they add, --max-slowdown 0.5 (% of the module's profiled work,
+                       all merges) and --max-slowdown-per-kb 0.1 (% per KB saved, each)
   pgo-ignore    pgo,   --ignore-profile            (what merging costs without the guard)
-  pgo-p99       pgo,   --hot-percentile 99 --max-slowdown 100: the earlier default,
-                       hot functions cut out whatever a merge costs
-  pgo-s0.1 ...  pgo,   --max-slowdown 0.1 / 1 / 2 (trade-off curve, --budgets)
-  pgo-pP        pgo,   --hot-percentile P --max-slowdown 100 (--percentiles, none by default)
+  pgo-p99       pgo,   --hot-percentile 99, no budget: the earlier default, hot functions
+                       cut out whatever a merge costs
+  pgo-s0.1 ...  pgo,   --max-slowdown 0.1 / 1 / 2 and no limit per KB (the budget alone,
+                       --budgets)
+  pgo-k1 ...    pgo,   --max-slowdown-per-kb 1 ... (--per-kb, none by default)
+  pgo-pP        pgo,   --hot-percentile P, no budget (--percentiles, none by default)
+("No budget" and "no limit" are --max-slowdown 100 and --max-slowdown-per-kb 100.)
 
 Measurements, all on the TIMING workload (different input from the training one):
   * .text bytes of the executable (llvm-size-22 -A, sum of .text* sections);
@@ -190,16 +194,23 @@ BUILDS = [  # name, module, fmerge args (None: baseline), reference build
     ("pgo-base", "pgo", None, "base"),
     ("pgo-fmerge", "pgo", [], "pgo-base"),
     ("pgo-ignore", "pgo", ["--ignore-profile"], "pgo-base"),
-    ("pgo-p99", "pgo", ["--hot-percentile", "99", "--max-slowdown", "100"], "pgo-base"),
+    ("pgo-p99", "pgo", ["--hot-percentile", "99", "--max-slowdown", "100", "--max-slowdown-per-kb", "100"],
+     "pgo-base"),
 ]
 
 
 def percentile_builds(pcts):
-    return [("pgo-p%s" % p, "pgo", ["--hot-percentile", p, "--max-slowdown", "100"], "pgo-base") for p in pcts]
+    return [("pgo-p%s" % p, "pgo", ["--hot-percentile", p, "--max-slowdown", "100", "--max-slowdown-per-kb", "100"],
+             "pgo-base") for p in pcts]
 
 
 def budget_builds(budgets):
-    return [("pgo-s%s" % b, "pgo", ["--max-slowdown", b], "pgo-base") for b in budgets]
+    return [("pgo-s%s" % b, "pgo", ["--max-slowdown", b, "--max-slowdown-per-kb", "100"], "pgo-base")
+            for b in budgets]
+
+
+def per_kb_builds(rates):
+    return [("pgo-k%s" % k, "pgo", ["--max-slowdown-per-kb", k], "pgo-base") for k in rates]
 
 
 # --------------------------------------------------------------------------- running workloads
@@ -440,6 +451,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--percentiles", default="", help="extra --hot-percentile builds, comma-separated")
     ap.add_argument("--budgets", default="0.1,1,2", help="extra --max-slowdown builds ('' for none)")
+    ap.add_argument("--per-kb", default="", help="extra --max-slowdown-per-kb builds, comma-separated")
     ap.add_argument("--only-pgo", action="store_true",
                     help="leave out the builds without a profile (base, fmerge): pgo-base is then the first "
                          "build, the reference of the behaviour check and of --noise")
@@ -459,6 +471,7 @@ def main():
     log("# %s  %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), " ".join(map(shlex.quote, sys.argv))))
     fmerge = Path(args.fmerge or out / "fmerge").resolve()
     builds = (BUILDS + budget_builds([b for b in args.budgets.split(",") if b])
+              + per_kb_builds([k for k in args.per_kb.split(",") if k])
               + percentile_builds([p for p in args.percentiles.split(",") if p]))
     if args.only_pgo:
         builds = [(n, m, a, None if r == "base" else r) for n, m, a, r in builds if m == "pgo"]

@@ -149,6 +149,13 @@ pub fn fraction(work: u64, total: u64) -> f64 {
     if total == 0 { 0.0 } else { work as f64 / total as f64 }
 }
 
+/// Whether a merge that adds `added` work to a run of `total` and saves `saving` bytes costs at
+/// most `rate_per_kb` (a fraction of the run, 0.001 for 0.1%) per KB it saves. Free merges
+/// always do; a merge that adds work and saves nothing never does.
+pub fn within_rate(added: u64, total: u64, saving: i64, rate_per_kb: f64) -> bool {
+    added == 0 || (saving > 0 && fraction(added, total) <= rate_per_kb * saving as f64 / 1024.0)
+}
+
 /// A budget of added work, spent merge by merge (`fmerge opt --max-slowdown`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WorkBudget {
@@ -232,6 +239,11 @@ mod tests {
         assert_eq!(WorkBudget::new(10_000, f64::NAN).limit, 0);
         assert_eq!(fraction(5, 0), 0.0);
         assert_eq!(fraction(5, 1000), 0.005);
+        // 0.1% of the run per KB: 512 bytes may cost 0.05%.
+        assert!(within_rate(500, 1_000_000, 512, 0.001));
+        assert!(!within_rate(501, 1_000_000, 512, 0.001));
+        assert!(within_rate(0, 1_000_000, -10, 0.001), "free merges are always affordable");
+        assert!(!within_rate(1, 1_000_000, 0, 0.001));
     }
 
     /// One block: `add %arg1, k` for each k of `adds`, then `ret void`.

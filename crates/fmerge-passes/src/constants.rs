@@ -251,16 +251,16 @@ fn one_round(
         })
         .collect();
     let mut merges = 0;
-    for k in work::cheapest_first(&priced).into_iter().map(|j| kept[j]) {
+    for j in work::cheapest_first(&priced) {
+        let k = kept[j];
         let (p, v, params) = (&proposals[k], &verdicts[k], params_of[k]);
         let (added, body_counts) = &runtime[k];
         let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
-        if !report.work.budget.take(*added) {
-            report.work.over_budget += 1;
+        if let Err(why) = report.work.spend(opts, *added, priced[j].0) {
             report.skipped.push(Skipped {
                 stage: STAGE,
                 function: originals.join(" + "),
-                reason: report.work.over_budget_reason(opts, *added),
+                reason: why,
             });
             module.defer_erase(p.body);
             continue;

@@ -58,8 +58,12 @@ fn candidates<'m>(
     let vis = Visibility::new(module, false);
     // Hot functions by the module's profile get no parameterized copy (see `crate::profile`):
     // the same cut in `summarize` and `apply`, so a module's summary and its application agree.
-    let profile =
-        crate::profile::Profile::read(module, Some(crate::profile::DEFAULT_HOT_PERCENTILE), 0.0);
+    let profile = crate::profile::Profile::read(
+        module,
+        Some(crate::profile::DEFAULT_HOT_PERCENTILE),
+        0.0,
+        0.0,
+    );
     let mut out = Vec::new();
     for (k, f) in lowered.funcs.iter().enumerate() {
         let func = lowered.handles[k].function;

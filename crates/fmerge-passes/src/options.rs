@@ -103,6 +103,9 @@ pub struct Options {
     /// The share of the module's work (by its profile) that merges with constants and of
     /// similar functions may add together (`--max-slowdown`, a fraction: 0.005 is 0.5%).
     pub max_slowdown: f64,
+    /// The share of the module's work one such merge may add per KB it saves
+    /// (`--max-slowdown-per-kb`, a fraction: 0.001 is 0.1%).
+    pub max_slowdown_per_kb: f64,
     /// Functions hot by the profile at this percentile (millionths) are not merged with
     /// constants or as similar functions whatever a merge would cost (`--hot-percentile`);
     /// `None`: no such cut, merges are priced.
@@ -126,6 +129,7 @@ impl Default for Options {
             gate: Gate::default(),
             use_profile: true,
             max_slowdown: crate::profile::DEFAULT_MAX_SLOWDOWN,
+            max_slowdown_per_kb: crate::profile::DEFAULT_MAX_SLOWDOWN_PER_KB,
             hot_percentile: None,
             profile: None,
         }

@@ -45,7 +45,14 @@ pub fn optimize(
     let mut opts = opts.clone();
     opts.profile = opts
         .use_profile
-        .then(|| crate::profile::Profile::read(module, opts.hot_percentile, opts.max_slowdown))
+        .then(|| {
+            crate::profile::Profile::read(
+                module,
+                opts.hot_percentile,
+                opts.max_slowdown,
+                opts.max_slowdown_per_kb,
+            )
+        })
         .flatten()
         .map(std::sync::Arc::new);
     let opts = &opts;

@@ -41,6 +41,10 @@ pub const DEFAULT_HOT_PERCENTILE: u32 = 990_000;
 /// The default share of the module's work that merges may add (`--max-slowdown 0.5`).
 pub const DEFAULT_MAX_SLOWDOWN: f64 = 0.005;
 
+/// The default share of the module's work one merge may add per KB it saves
+/// (`--max-slowdown-per-kb 0.1`).
+pub const DEFAULT_MAX_SLOWDOWN_PER_KB: f64 = 0.001;
+
 /// What the profile says about one function.
 #[derive(Clone, Debug)]
 struct FnCounts {
@@ -66,6 +70,8 @@ pub struct Profile {
     pub total_work: u64,
     /// The share of `total_work` merges may add together.
     pub max_slowdown: f64,
+    /// The share of `total_work` one merge may add per KB it saves.
+    pub max_slowdown_per_kb: f64,
     counts: HashMap<String, FnCounts>,
 }
 
@@ -115,7 +121,12 @@ impl Profile {
     /// (millionths) at which functions are kept out of merging whatever a merge costs (`None`:
     /// no such cut; the report still gives the hot functions at LLVM's 99%). `max_slowdown`:
     /// the share of the module's work merges may add.
-    pub fn read(module: &Module<'_>, cut: Option<u32>, max_slowdown: f64) -> Option<Profile> {
+    pub fn read(
+        module: &Module<'_>,
+        cut: Option<u32>,
+        max_slowdown: f64,
+        max_slowdown_per_kb: f64,
+    ) -> Option<Profile> {
         let percentile = cut.unwrap_or(DEFAULT_HOT_PERCENTILE);
         let hot_threshold = module.profile_hot_threshold(percentile)?.max(1);
         let mut total_work = 0u64;
@@ -147,6 +158,7 @@ impl Profile {
             cut: cut.is_some(),
             total_work,
             max_slowdown,
+            max_slowdown_per_kb,
             counts,
         })
     }
@@ -198,6 +210,7 @@ impl Profile {
             merged_hot: 0,
             total_work: self.total_work,
             max_slowdown_percent: self.max_slowdown * 100.0,
+            max_slowdown_per_kb_percent: self.max_slowdown_per_kb * 100.0,
             work_budget: 0,
             added_work: 0,
             added_fraction: 0.0,
@@ -271,6 +284,27 @@ impl Ledger {
             self.budget.remaining()
         )
     }
+
+    /// Takes `added` from the budget if the merge, which saves `saving` bytes, is affordable:
+    /// within `--max-slowdown-per-kb` of what it saves and within what is left of the budget.
+    /// Otherwise counts it and says why not.
+    pub fn spend(&mut self, opts: &Options, added: u64, saving: i64) -> Result<(), String> {
+        let Some(p) = &opts.profile else { return Ok(()) };
+        let why = if !work::within_rate(added, p.total_work, saving, p.max_slowdown_per_kb) {
+            format!(
+                "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's profiled work of {}) to save {saving} bytes, more than --max-slowdown-per-kb {}% per KB",
+                work::fraction(added, p.total_work) * 100.0,
+                p.total_work,
+                p.max_slowdown_per_kb * 100.0
+            )
+        } else if self.budget.take(added) {
+            return Ok(());
+        } else {
+            self.over_budget_reason(opts, added)
+        };
+        self.over_budget += 1;
+        Err(why)
+    }
 }
 
 /// What the report says about the profile.
@@ -292,10 +326,12 @@ pub struct ProfileRecord {
     /// (`max_slowdown_percent` of it), and what the committed merges add by the estimate.
     pub total_work: u64,
     pub max_slowdown_percent: f64,
+    pub max_slowdown_per_kb_percent: f64,
     pub work_budget: u64,
     pub added_work: u64,
     pub added_fraction: f64,
-    /// Merges built and profitable but not taken because their added work did not fit.
+    /// Merges built and profitable but not taken because their added work did not fit (in the
+    /// budget, or in the rate per KB saved).
     pub merges_over_budget: usize,
 }
 

@@ -53,6 +53,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
     let mut report = o.report.clone();
     let mut hot = o.hot_percentile.clone();
     let mut slowdown = o.max_slowdown.clone();
+    let mut per_kb = o.max_slowdown_per_kb.clone();
     let (mut whole_program, mut guard, mut verbose) = (o.whole_program, o.guard, o.verbose);
     let (mut enabled, mut in_compiles, mut inject_failure) = (true, true, false);
     for word in o.env.as_deref().unwrap_or("").split_whitespace() {
@@ -78,6 +79,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             "fmerge-report" => report = text(value)?,
             "fmerge-hot-percentile" => hot = text(value)?,
             "fmerge-max-slowdown" => slowdown = text(value)?,
+            "fmerge-max-slowdown-per-kb" => per_kb = text(value)?,
             "fmerge-whole-program" => whole_program = flag(value)?,
             "fmerge-guard" => guard = flag(value)?,
             "fmerge-verbose" => verbose = flag(value)?,
@@ -116,6 +118,12 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
         Ok(p) if (0.0..=100.0).contains(&p) => p / 100.0,
         _ => return Err(format!("-fmerge-max-slowdown={slowdown}: expected a percentage")),
     };
+    let max_slowdown_per_kb = match per_kb.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => p / 100.0,
+        _ => {
+            return Err(format!("-fmerge-max-slowdown-per-kb={per_kb}: expected a percentage"));
+        }
+    };
     Ok(Settings {
         enabled,
         in_compiles,
@@ -127,6 +135,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             gate: Gate::default(),
             hot_percentile,
             max_slowdown,
+            max_slowdown_per_kb,
             ..Options::default()
         },
         guard,
@@ -236,6 +245,7 @@ mod tests {
             report: String::new(),
             hot_percentile: "0".into(),
             max_slowdown: "0.5".into(),
+            max_slowdown_per_kb: "0.1".into(),
             env: env.map(str::to_string),
             whole_program: false,
             guard: true,
@@ -260,9 +270,12 @@ mod tests {
         assert!(!settings(&opts(Some("-fmerge=false"))).unwrap().enabled);
         assert_eq!(s.options.hot_percentile, None);
         assert_eq!(s.options.max_slowdown, 0.005);
+        assert_eq!(s.options.max_slowdown_per_kb, 0.001);
         let s = settings(&opts(Some("-fmerge-hot-percentile=99 -fmerge-max-slowdown=2"))).unwrap();
         assert_eq!(s.options.hot_percentile, Some(990_000));
         assert_eq!(s.options.max_slowdown, 0.02);
+        let s = settings(&opts(Some("-fmerge-max-slowdown-per-kb=100"))).unwrap();
+        assert_eq!(s.options.max_slowdown_per_kb, 1.0);
         for bad in [
             "-fmerge-profit=fast",
             "-fmerge-merge=all",
@@ -271,6 +284,7 @@ mod tests {
             "-fmerge-hot-percentile=120",
             "-fmerge-max-slowdown=-1",
             "-fmerge-max-slowdown=fast",
+            "-fmerge-max-slowdown-per-kb=x",
         ] {
             assert!(settings(&opts(Some(bad))).is_err(), "{bad}");
         }

@@ -266,6 +266,11 @@ pub struct OptArgs {
     /// never ran is free. 0 allows only merges that add no work by the profile.
     #[arg(long, value_name = "PERCENT", default_value_t = 0.5, value_parser = percent)]
     pub max_slowdown: f64,
+    /// With a profile in the module: one merge may add at most this percentage of the
+    /// module's run-time work per KB it saves (the price of a byte: 0.1 lets a merge that
+    /// saves 100 bytes add 0.01%); merges that add no work are not limited.
+    #[arg(long, value_name = "PERCENT", default_value_t = 0.1, value_parser = percent)]
+    pub max_slowdown_per_kb: f64,
     /// With a profile in the module: also keep functions hot at this percentile out of merging
     /// with constants and similar merging whatever a merge would cost (the coarser rule before
     /// --max-slowdown; 99 is LLVM's own definition of hot: an entry count or branch weight

@@ -43,6 +43,7 @@ pub fn run(args: OptArgs) -> Result<()> {
         gate: fmerge_passes::options::Gate { limit: args.bisect_limit, ..Default::default() },
         use_profile: !args.ignore_profile,
         max_slowdown: args.max_slowdown / 100.0,
+        max_slowdown_per_kb: args.max_slowdown_per_kb / 100.0,
         // 0%: nothing is hot. LLVM counts percentiles in millionths.
         hot_percentile: args
             .hot_percentile

@@ -370,7 +370,9 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
                 false
             }
             _ if added > self.report.work.budget.remaining() => {
-                self.over_budget(p, added, names);
+                self.report.work.over_budget += 1;
+                let why = self.report.work.over_budget_reason(self.opts, added);
+                self.over_budget(p, why, names);
                 false
             }
             Verdict::Keep if added == 0 => {
@@ -416,12 +418,11 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
     }
 
     /// A merge whose added run-time work does not fit in what is left of the budget.
-    fn over_budget(&mut self, p: Proposal<'m>, added: u64, names: (String, String)) {
-        self.report.work.over_budget += 1;
+    fn over_budget(&mut self, p: Proposal<'m>, why: String, names: (String, String)) {
         self.report.skipped.push(Skipped {
             stage: STAGE,
             function: format!("{} + {}", names.0, names.1),
-            reason: self.report.work.over_budget_reason(self.opts, added),
+            reason: why,
         });
         self.module.defer_erase(p.body);
         self.memo.rejected.insert(pair_key(&names));
@@ -429,7 +430,8 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
 
     /// Makes a merge real, and feeds its body back into the search (unless `Options::gate`
     /// holds it back: then the body is erased and the pair not tried again). The caller has
-    /// checked that its added work fits in the budget.
+    /// taken its added work from the budget (`Ledger::spend`), which is given back if the
+    /// gate holds it back.
     fn commit(
         &mut self,
         p: Proposal<'m>,
@@ -440,12 +442,11 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
     ) {
         let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
         if !self.report.admit(&self.opts.gate, &originals) {
+            self.report.work.budget.spent -= cost.added;
             self.module.defer_erase(p.body);
             self.memo.rejected.insert(pair_key(&(originals[0].clone(), originals[1].clone())));
             return;
         }
-        let taken = self.report.work.budget.take(cost.added);
-        debug_assert!(taken, "the caller checks the budget");
         self.report.work.set_body(
             p.body.name(),
             if cost.ran { crate::profile::Counts::Unknown } else { crate::profile::Counts::Cold },
@@ -548,10 +549,9 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         let mut kept: Vec<Option<_>> = kept.into_iter().map(Some).collect();
         for k in work::cheapest_first(&priced) {
             let (p, v) = kept[k].take().expect("each once");
-            if p.cost.added > self.report.work.budget.remaining() {
-                self.over_budget(p.proposal, p.cost.added, p.names);
-            } else {
-                self.commit(p.proposal, p.ratio, v.measured_saving, v.basis, p.cost);
+            match self.report.work.spend(self.opts, p.cost.added, priced[k].0) {
+                Ok(()) => self.commit(p.proposal, p.ratio, v.measured_saving, v.basis, p.cost),
+                Err(why) => self.over_budget(p.proposal, why, p.names),
             }
         }
     }
