@@ -211,6 +211,18 @@ fn one_round(
             body_counts(funcs[class[0]], &member_walks, &counts, &plan.sites);
         let calls: Vec<u64> = counts.iter().map(Counts::entry).collect();
         let added = work::sites_work(sites).saturating_add(proposal.call_work(&calls));
+        // Not affordable even if it saved what it plausibly can: dropped before any code is
+        // generated to measure it (`Proposal::plausible_saving`).
+        if let Some(why) = report.work.refusal(opts, added, proposal.plausible_saving(margins)) {
+            report.work.over_budget += 1;
+            report.skipped.push(Skipped {
+                stage: STAGE,
+                function: proposal.members.iter().map(|m| m.name()).collect::<Vec<_>>().join(" + "),
+                reason: why,
+            });
+            module.defer_erase(body);
+            continue;
+        }
         runtime.push((added, body_counts));
         proposals.push(proposal);
         params_of.push(plan.num_params());

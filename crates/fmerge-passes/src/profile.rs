@@ -285,25 +285,34 @@ impl Ledger {
         )
     }
 
-    /// Takes `added` from the budget if the merge, which saves `saving` bytes, is affordable:
-    /// within `--max-slowdown-per-kb` of what it saves and within what is left of the budget.
-    /// Otherwise counts it and says why not.
-    pub fn spend(&mut self, opts: &Options, added: u64, saving: i64) -> Result<(), String> {
-        let Some(p) = &opts.profile else { return Ok(()) };
-        let why = if !work::within_rate(added, p.total_work, saving, p.max_slowdown_per_kb) {
-            format!(
+    /// Why a merge that adds `added` work and saves `saving` bytes is not affordable: it costs
+    /// more than `--max-slowdown-per-kb` for what it saves, or more than is left of the
+    /// budget. `None`: affordable.
+    pub fn refusal(&self, opts: &Options, added: u64, saving: i64) -> Option<String> {
+        let p = opts.profile.as_ref()?;
+        if !work::within_rate(added, p.total_work, saving, p.max_slowdown_per_kb) {
+            Some(format!(
                 "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's profiled work of {}) to save {saving} bytes, more than --max-slowdown-per-kb {}% per KB",
                 work::fraction(added, p.total_work) * 100.0,
                 p.total_work,
                 p.max_slowdown_per_kb * 100.0
-            )
-        } else if self.budget.take(added) {
-            return Ok(());
+            ))
+        } else if added > self.budget.remaining() {
+            Some(self.over_budget_reason(opts, added))
         } else {
-            self.over_budget_reason(opts, added)
-        };
-        self.over_budget += 1;
-        Err(why)
+            None
+        }
+    }
+
+    /// Takes `added` from the budget if the merge, which saves `saving` bytes, is affordable
+    /// ([`Ledger::refusal`]); otherwise counts it and says why not.
+    pub fn spend(&mut self, opts: &Options, added: u64, saving: i64) -> Result<(), String> {
+        if let Some(why) = self.refusal(opts, added, saving) {
+            self.over_budget += 1;
+            return Err(why);
+        }
+        self.budget.take(added);
+        Ok(())
     }
 }
 

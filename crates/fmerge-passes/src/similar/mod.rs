@@ -369,9 +369,12 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
                 self.reject(p, None, names);
                 false
             }
-            _ if added > self.report.work.budget.remaining() => {
+            // Not affordable even if it saved what it plausibly can: dropped before any code is
+            // generated to measure it (`Proposal::plausible_saving`).
+            _ if let Some(why) =
+                self.report.work.refusal(self.opts, added, p.plausible_saving(margins)) =>
+            {
                 self.report.work.over_budget += 1;
-                let why = self.report.work.over_budget_reason(self.opts, added);
                 self.over_budget(p, why, names);
                 false
             }
