@@ -361,3 +361,66 @@ pub fn annotate(report: &mut crate::Report, profile: &Profile) {
     record.merges_over_budget = report.work.over_budget;
     report.profile = Some(record);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts_with(total_work: u64) -> Options {
+        let profile = Profile {
+            percentile: DEFAULT_HOT_PERCENTILE,
+            hot_threshold: 1000,
+            cut: false,
+            total_work,
+            max_slowdown: DEFAULT_MAX_SLOWDOWN,
+            max_slowdown_per_kb: DEFAULT_MAX_SLOWDOWN_PER_KB,
+            counts: HashMap::from([(
+                "hot".to_string(),
+                FnCounts { entry: 10, max: 5000, blocks: vec![10, 5000, 10] },
+            )]),
+        };
+        Options { profile: Some(std::sync::Arc::new(profile)), ..Options::default() }
+    }
+
+    #[test]
+    fn a_merge_is_taken_only_within_the_price_per_kb_and_the_budget() {
+        let opts = opts_with(1_000_000);
+        let mut ledger = Ledger::new(opts.profile.as_deref());
+        assert_eq!(ledger.budget.limit, 5000);
+        // 100 bytes may cost 0.1% × 100/1024 of 1,000,000: 97 instructions.
+        let why = ledger.refusal(&opts, 98, 100).expect("over the price per KB");
+        assert!(why.contains("--max-slowdown-per-kb"), "{why}");
+        assert!(ledger.refusal(&opts, 97, 100).is_none());
+        // Free merges always go; a merge that adds work and saves nothing never does.
+        assert!(ledger.refusal(&opts, 0, -50).is_none());
+        assert!(ledger.refusal(&opts, 1, 0).is_some());
+        // The budget is spent merge by merge: 4 × 1200 fit in 5000, the fifth does not.
+        for _ in 0..4 {
+            assert!(ledger.spend(&opts, 1200, 100_000).is_ok());
+        }
+        let why = ledger.spend(&opts, 1200, 100_000).unwrap_err();
+        assert!(why.contains("budget of 5000 has 200 left"), "{why}");
+        assert_eq!(ledger.over_budget, 1);
+        // Without a profile nothing is priced.
+        let none = Options::default();
+        assert!(Ledger::new(None).refusal(&none, u64::MAX, -1).is_none());
+    }
+
+    #[test]
+    fn merged_bodies_of_code_that_ran_have_unknown_counts_and_sit_out() {
+        let opts = opts_with(1_000_000);
+        let mut ledger = Ledger::new(opts.profile.as_deref());
+        assert_eq!(ledger.counts(&opts, "hot"), Counts::Blocks(vec![10, 5000, 10]));
+        assert_eq!(ledger.counts(&opts, "never.seen"), Counts::Cold);
+        ledger.set_body("cold.fmerged".into(), Counts::Cold);
+        ledger.set_body("hot.fmerged".into(), Counts::Unknown);
+        ledger.set_body("sum.fmerged".into(), Counts::Blocks(vec![3, 30]));
+        assert_eq!(ledger.counts(&opts, "cold.fmerged"), Counts::Cold);
+        assert!(ledger.exclusion(&opts, "cold.fmerged").is_none());
+        assert!(ledger.exclusion(&opts, "hot.fmerged").is_some());
+        assert!(ledger.exclusion(&opts, "sum.fmerged").is_none());
+        assert_eq!(ledger.counts(&opts, "sum.fmerged").entry(), 3);
+        // No cut unless asked for: a hot function is priced, not excluded.
+        assert!(ledger.exclusion(&opts, "hot").is_none());
+    }
+}
