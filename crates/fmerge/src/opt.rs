@@ -179,11 +179,12 @@ fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
         };
         writeln!(
             out,
-            "  profile: merges add ~{:.3}% of the run ({} of {} executed instructions, budget {}%){}, {} merges over budget; {} merged functions never ran",
+            "  profile: merges add ~{:.3}% of the run ({} of {} executed instructions; at most {}%, {}% per KB saved){}, {} merges left out for their cost; {} merged functions never ran",
             p.added_fraction * 100.0,
             p.added_work,
             p.total_work,
             p.max_slowdown_percent,
+            p.max_slowdown_per_kb_percent,
             cut,
             p.merges_over_budget,
             p.merged_never_executed
