@@ -25,9 +25,17 @@ writer and code generator:
   base          plain, --bisect-limit 0            (reference for fmerge)
   fmerge        plain, default fmerge
   pgo-base      pgo,   --bisect-limit 0            (reference for the pgo-* builds)
-  pgo-fmerge    pgo,   default fmerge = profile-guided, --hot-percentile 99
+  pgo-fmerge    pgo,   default fmerge = profile-guided: merges priced by the work
+                       they add, --max-slowdown 0.5 (% of the module's profiled work,
+                       all merges) and --max-slowdown-per-kb 0.1 (% per KB saved, each)
   pgo-ignore    pgo,   --ignore-profile            (what merging costs without the guard)
-  pgo-p99.9 ... pgo, --hot-percentile 99.9 / 99.99 (trade-off curve)
+  pgo-p99       pgo,   --hot-percentile 99, no budget: the earlier default, hot functions
+                       cut out whatever a merge costs
+  pgo-s0.1 ...  pgo,   --max-slowdown 0.1 / 1 / 2 and no limit per KB (the budget alone,
+                       --budgets)
+  pgo-k1 ...    pgo,   --max-slowdown-per-kb 1 ... (--per-kb, none by default)
+  pgo-pP        pgo,   --hot-percentile P, no budget (--percentiles, none by default)
+("No budget" and "no limit" are --max-slowdown 100 and --max-slowdown-per-kb 100.)
 
 Measurements, all on the TIMING workload (different input from the training one):
   * .text bytes of the executable (llvm-size-22 -A, sum of .text* sections);
@@ -186,11 +194,23 @@ BUILDS = [  # name, module, fmerge args (None: baseline), reference build
     ("pgo-base", "pgo", None, "base"),
     ("pgo-fmerge", "pgo", [], "pgo-base"),
     ("pgo-ignore", "pgo", ["--ignore-profile"], "pgo-base"),
+    ("pgo-p99", "pgo", ["--hot-percentile", "99", "--max-slowdown", "100", "--max-slowdown-per-kb", "100"],
+     "pgo-base"),
 ]
 
 
 def percentile_builds(pcts):
-    return [("pgo-p%s" % p, "pgo", ["--hot-percentile", p], "pgo-base") for p in pcts]
+    return [("pgo-p%s" % p, "pgo", ["--hot-percentile", p, "--max-slowdown", "100", "--max-slowdown-per-kb", "100"],
+             "pgo-base") for p in pcts]
+
+
+def budget_builds(budgets):
+    return [("pgo-s%s" % b, "pgo", ["--max-slowdown", b, "--max-slowdown-per-kb", "100"], "pgo-base")
+            for b in budgets]
+
+
+def per_kb_builds(rates):
+    return [("pgo-k%s" % k, "pgo", ["--max-slowdown-per-kb", k], "pgo-base") for k in rates]
 
 
 # --------------------------------------------------------------------------- running workloads
@@ -429,7 +449,12 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "build" / "speed"))
     ap.add_argument("--fmerge", default=None, help="fmerge binary (default OUT/fmerge)")
     ap.add_argument("--rounds", type=int, default=11)
-    ap.add_argument("--percentiles", default="99.9,99.99", help="extra --hot-percentile builds ('' for none)")
+    ap.add_argument("--percentiles", default="", help="extra --hot-percentile builds, comma-separated")
+    ap.add_argument("--budgets", default="0.1,1,2", help="extra --max-slowdown builds ('' for none)")
+    ap.add_argument("--per-kb", default="", help="extra --max-slowdown-per-kb builds, comma-separated")
+    ap.add_argument("--only-pgo", action="store_true",
+                    help="leave out the builds without a profile (base, fmerge): pgo-base is then the first "
+                         "build, the reference of the behaviour check and of --noise")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--annotate", action="store_true", help="per-function/per-merge Ir deltas (callgrind_annotate)")
@@ -445,7 +470,11 @@ def main():
     LOG = open(out / "commands.log", "a")
     log("# %s  %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), " ".join(map(shlex.quote, sys.argv))))
     fmerge = Path(args.fmerge or out / "fmerge").resolve()
-    builds = BUILDS + percentile_builds([p for p in args.percentiles.split(",") if p])
+    builds = (BUILDS + budget_builds([b for b in args.budgets.split(",") if b])
+              + per_kb_builds([k for k in args.per_kb.split(",") if k])
+              + percentile_builds([p for p in args.percentiles.split(",") if p]))
+    if args.only_pgo:
+        builds = [(n, m, a, None if r == "base" else r) for n, m, a, r in builds if m == "pgo"]
     progs = programs(out / "data")
     t_start = time.time()
     all_res = dict(machine=dict(nproc=os.cpu_count(), loadavg=os.getloadavg(), uname=" ".join(os.uname())),
@@ -487,8 +516,9 @@ def main():
             for n, c in counts.items():
                 pr["builds"][n]["instructions"] = c
             if args.noise:
-                rep = pmap(args.jobs, lambda i: callgrind(timing, exes["base"], wd / ("scratch-noise%d" % i)), range(args.noise))
-                allc = [counts["base"]] + rep
+                first = builds[0][0]
+                rep = pmap(args.jobs, lambda i: callgrind(timing, exes[first], wd / ("scratch-noise%d" % i)), range(args.noise))
+                allc = [counts[first]] + rep
                 pr["instructions_noise"] = dict(base_runs=allc, spread=(max(allc) - min(allc)) / min(allc))
         # wall time: rotate the order every round
         names = [b[0] for b in builds]
@@ -514,6 +544,7 @@ def main():
                     b[key + "_ratio_ci95"] = [lo, hi]
         if args.annotate and not args.no_callgrind:
             pairs = [("fmerge", "base"), ("pgo-ignore", "pgo-base"), ("pgo-fmerge", "pgo-base")]
+            pairs = [p for p in pairs if p[0] in exes and p[1] in exes]
             pr["annotate"] = annotate(prog, wd, exes, timing, pairs, args.jobs)
         pr["seconds"] = round(time.time() - t0, 1)
         all_res["programs"][prog] = pr
@@ -593,6 +624,7 @@ def render_all(res):
         out.append("\n### corpus total (programs above)\n\n| build | .text | saved vs its reference | bytes kept | worst instr. change | worst wall slowdown (median) |\n|---|---:|---:|---:|---:|---:|")
         for n in tot:
             ref = {"fmerge": "base", "pgo-base": "base"}.get(n, "pgo-base") if n != "base" else None
+            ref = ref if ref in tot else None  # --only-pgo: no base
             saved = tot[ref] - tot[n] if ref else None
             kept = "%.1f%%" % (100 * saved / full) if n.startswith("pgo-") and n != "pgo-base" and full else ""
             worst_i = worst_w = None

@@ -46,6 +46,7 @@ pub mod profdata;
 pub mod profit;
 pub mod rank;
 pub mod relax;
+pub mod work;
 
 #[cfg(test)]
 mod testkit;

@@ -46,10 +46,21 @@ cl::opt<std::string> Search("fmerge-search", cl::init("lsh"), cl::cat(FmergeCate
 cl::opt<bool> Guard("fmerge-guard", cl::init(true), cl::cat(FmergeCategory),
                     cl::desc("measure merged functions' generated code and undo merges "
                              "that came out larger"));
-cl::opt<std::string> HotPercentile("fmerge-hot-percentile", cl::init("99"),
+cl::opt<std::string> HotPercentile("fmerge-hot-percentile", cl::init("0"),
                                    cl::cat(FmergeCategory),
                                    cl::desc("with a profile in the module: functions hot at "
-                                            "this percentile stay out of merging (0: none)"));
+                                            "this percentile stay out of merging whatever a "
+                                            "merge costs (0: no such cut, the default)"));
+cl::opt<std::string> MaxSlowdown("fmerge-max-slowdown", cl::init("0.5"),
+                                 cl::cat(FmergeCategory),
+                                 cl::desc("with a profile in the module: merges may add at "
+                                          "most this percentage of the module's run-time "
+                                          "work, estimated from the profile"));
+cl::opt<std::string> MaxSlowdownPerKB("fmerge-max-slowdown-per-kb", cl::init("0.1"),
+                                      cl::cat(FmergeCategory),
+                                      cl::desc("with a profile in the module: one merge may "
+                                               "add at most this percentage of the module's "
+                                               "work per KB it saves"));
 cl::opt<std::string> Report("fmerge-report", cl::init(""), cl::cat(FmergeCategory),
                             cl::desc("write fmerge's JSON report to this file"));
 cl::opt<bool> Verbose("fmerge-verbose", cl::init(false), cl::cat(FmergeCategory),
@@ -69,6 +80,8 @@ struct FmPluginOptions {
   const char *search;
   const char *report;
   const char *hot_percentile;
+  const char *max_slowdown;
+  const char *max_slowdown_per_kb;
   const char *env; // FMERGE_PLUGIN_OPTIONS, or null
   int whole_program;
   int guard;
@@ -94,9 +107,11 @@ struct FmergePass : PassInfoMixin<FmergePass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     if (!Runner)
       return PreservedAnalyses::all();
-    std::string M1 = Merge, P = Profit, S = Search, R = Report, H = HotPercentile;
+    std::string M1 = Merge, P = Profit, S = Search, R = Report, H = HotPercentile,
+                X = MaxSlowdown, K = MaxSlowdownPerKB;
     const char *Env = std::getenv("FMERGE_PLUGIN_OPTIONS");
-    FmPluginOptions O{M1.c_str(), P.c_str(), S.c_str(), R.c_str(), H.c_str(), Env,
+    FmPluginOptions O{M1.c_str(), P.c_str(), S.c_str(), R.c_str(), H.c_str(), X.c_str(), K.c_str(),
+                      Env,
                       WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Where};
     if (Runner(wrap(&M), &O) == 0)
       return PreservedAnalyses::all();

@@ -5,7 +5,10 @@
 
 #include "llvm-c/Core.h"
 #include "llvm-c/TargetMachine.h"
+#include "llvm/Analysis/BlockFrequencyInfo.h"
+#include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/Analysis/IteratedDominanceFrontier.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -1129,6 +1132,27 @@ int64_t fm_function_max_profile_count(LLVMValueRef Fn) {
         Max = std::max<uint64_t>(Max, W);
   }
   return static_cast<int64_t>(Max);
+}
+
+// Each block's profile count, in layout order, into Out (N: the function's number of blocks):
+// the entry count times the block's frequency relative to the entry, as LLVM's
+// BlockFrequencyInfo computes it from the branch weights (what `BFI.getBlockProfileCount` gives
+// every PGO-guided pass). Returns 0, or -1 if the function has no (non-synthetic) entry count
+// or N is not its number of blocks.
+int64_t fm_block_profile_counts(LLVMValueRef Fn, uint64_t *Out, size_t N) {
+  Function *F = unwrap<Function>(Fn);
+  if (F->isDeclaration() || F->size() != N || !F->getEntryCount(/*AllowSynthetic=*/false))
+    return -1;
+  DominatorTree DT(*F);
+  LoopInfo LI(DT);
+  BranchProbabilityInfo BPI(*F, LI);
+  BlockFrequencyInfo BFI(*F, BPI, LI);
+  size_t K = 0;
+  for (BasicBlock &BB : *F) {
+    std::optional<uint64_t> C = BFI.getBlockProfileCount(&BB);
+    Out[K++] = C ? *C : 0;
+  }
+  return 0;
 }
 
 // The smallest count among the hottest counts that together make up `Percentile` millionths of

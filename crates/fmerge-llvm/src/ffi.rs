@@ -22,6 +22,7 @@ unsafe extern "C" {
     pub fn fm_clone_module_sharing_types(m: LLVMModuleRef) -> LLVMModuleRef;
     pub fn fm_function_entry_count(f: LLVMValueRef) -> i64;
     pub fn fm_function_max_profile_count(f: LLVMValueRef) -> i64;
+    pub fn fm_block_profile_counts(f: LLVMValueRef, out: *mut u64, n: usize) -> i64;
     pub fn fm_function_codegen_hash(f: LLVMValueRef) -> u64;
     pub fn fm_profile_hot_threshold(m: LLVMModuleRef, percentile: u64) -> i64;
     // shim/instrument.cpp

@@ -27,6 +27,8 @@ pub struct PluginOptions {
     pub report: String,
     /// Percentage, as text (parsed by the runner).
     pub hot_percentile: String,
+    pub max_slowdown: String,
+    pub max_slowdown_per_kb: String,
     /// FMERGE_PLUGIN_OPTIONS, for tools that parse `-mllvm` before loading plugins.
     pub env: Option<String>,
     pub whole_program: bool,
@@ -67,6 +69,8 @@ pub struct FmPluginOptions {
     search: *const c_char,
     report: *const c_char,
     hot_percentile: *const c_char,
+    max_slowdown: *const c_char,
+    max_slowdown_per_kb: *const c_char,
     env: *const c_char,
     whole_program: i32,
     guard: i32,
@@ -148,6 +152,8 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
         search: c_str(o.search),
         report: c_str(o.report),
         hot_percentile: c_str(o.hot_percentile),
+        max_slowdown: c_str(o.max_slowdown),
+        max_slowdown_per_kb: c_str(o.max_slowdown_per_kb),
         env: (!o.env.is_null()).then(|| c_str(o.env)),
         whole_program: o.whole_program != 0,
         guard: o.guard != 0,

@@ -469,6 +469,18 @@ impl<'m> Value<'m> {
         // SAFETY: a live function (checked); the shim only reads its metadata.
         u64::try_from(unsafe { ffi::fm_function_max_profile_count(self.raw()) }).ok()
     }
+    /// How often each block ran in the profile the module was built with, in layout order
+    /// (the entry count times the block's frequency, LLVM's `BlockFrequencyInfo` over the
+    /// branch weights), if the function has an entry count.
+    pub fn block_profile_counts(self) -> Option<Vec<u64>> {
+        assert!(self.is_function());
+        let n = self.blocks().len();
+        let mut out = vec![0u64; n];
+        // SAFETY: a live function (checked); the shim writes at most `n` counts into `out`,
+        // which holds `n`, and only reads the function.
+        let rc = unsafe { ffi::fm_block_profile_counts(self.raw(), out.as_mut_ptr(), n) };
+        (rc == 0).then_some(out)
+    }
     /// Function attribute (index `~0`) by name, e.g. `noinline`.
     pub fn has_fn_attr(self, name: &str) -> bool {
         // SAFETY: live function; the kind lookup takes a byte slice.

@@ -25,11 +25,13 @@ use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
 use crate::measure::SizeCache;
 use crate::options::Options;
+use crate::profile::Counts;
 use crate::proposal::{self, Proposal};
 use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
-use fmerge_core::compare::{self, Mode, Walk};
+use fmerge_core::compare::{self, Mode, UNREACHED, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
+use fmerge_core::work;
 use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
 use fmerge_llvm::{Module, Target, Value, cost};
 use std::collections::HashSet;
@@ -85,8 +87,8 @@ fn one_round(
             Some(traits::describe(f.traits & BLOCKING))
         } else if !vis.may_share_privately(func) {
             Some(PER_MODULE_COPIES.to_string())
-        } else if let Some(hot) = opts.hot_reason(&f.name) {
-            Some(hot)
+        } else if let Some(why) = report.work.exclusion(opts, &f.name) {
+            Some(why)
         } else {
             can_thunk(func).err().map(str::to_string)
         };
@@ -119,6 +121,8 @@ fn one_round(
     let margins = proposal::Margins::for_mode(opts.profit, opts.close_margin);
     let mut proposals = Vec::new();
     let mut params_of = Vec::new();
+    // Per proposal: the work it adds at run time, and its body's block counts.
+    let mut runtime: Vec<(u64, Counts)> = Vec::new();
     for class in &classes {
         let Some(plan) = compare::param_plan(lowered.tables(), &funcs, &walks, class) else {
             continue;
@@ -200,6 +204,26 @@ fn one_round(
             module.defer_erase(body);
             continue;
         };
+        let counts: Vec<Counts> =
+            proposal.members.iter().map(|m| report.work.counts(opts, &m.name())).collect();
+        let member_walks: Vec<&Walk> = class.iter().map(|&c| &walks[c]).collect();
+        let (body_counts, sites) =
+            body_counts(funcs[class[0]], &member_walks, &counts, &plan.sites);
+        let calls: Vec<u64> = counts.iter().map(Counts::entry).collect();
+        let added = work::sites_work(sites).saturating_add(proposal.call_work(&calls));
+        // Not affordable even if it saved what it plausibly can: dropped before any code is
+        // generated to measure it (`Proposal::plausible_saving`).
+        if let Some(why) = report.work.refusal(opts, added, proposal.plausible_saving(margins)) {
+            report.work.over_budget += 1;
+            report.skipped.push(Skipped {
+                stage: STAGE,
+                function: proposal.members.iter().map(|m| m.name()).collect::<Vec<_>>().join(" + "),
+                reason: why,
+            });
+            module.defer_erase(body);
+            continue;
+        }
+        runtime.push((added, body_counts));
         proposals.push(proposal);
         params_of.push(plan.num_params());
     }
@@ -214,25 +238,52 @@ fn one_round(
         opts.jobs,
         stats,
     );
+    // The winners spend the run-time budget, most bytes per unit of added work first (without
+    // a profile every merge is free and the order is the proposals' order).
+    let mut kept = Vec::new();
+    for (k, (p, v)) in proposals.iter().zip(&verdicts).enumerate() {
+        if v.keep {
+            kept.push(k);
+            continue;
+        }
+        stats.rejected_unprofitable += 1;
+        report.rejected.push(Rejected {
+            stage: STAGE,
+            members: p.members.iter().map(|m| m.name()).collect(),
+            estimated_saving: p.estimated_saving(),
+            measured_saving: v.measured_saving,
+        });
+        module.defer_erase(p.body);
+    }
+    let priced: Vec<(i64, u64)> = kept
+        .iter()
+        .map(|&k| {
+            let saving = verdicts[k].measured_saving.unwrap_or(proposals[k].estimated_saving());
+            (saving, runtime[k].0)
+        })
+        .collect();
     let mut merges = 0;
-    for ((p, params), v) in proposals.iter().zip(&params_of).zip(verdicts) {
-        if !v.keep {
-            stats.rejected_unprofitable += 1;
-            report.rejected.push(Rejected {
+    for j in work::cheapest_first(&priced) {
+        let k = kept[j];
+        let (p, v, params) = (&proposals[k], &verdicts[k], params_of[k]);
+        let (added, body_counts) = &runtime[k];
+        let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
+        if let Err(why) = report.work.spend(opts, *added, priced[j].0) {
+            report.skipped.push(Skipped {
                 stage: STAGE,
-                members: p.members.iter().map(|m| m.name()).collect(),
-                estimated_saving: p.estimated_saving(),
-                measured_saving: v.measured_saving,
+                function: originals.join(" + "),
+                reason: why,
             });
             module.defer_erase(p.body);
             continue;
         }
-        let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
         if !report.admit(&opts.gate, &originals) {
+            report.work.budget.spent -= added;
             module.defer_erase(p.body);
             continue;
         }
         let members = p.commit(module, &vis);
+        report.work.set_body(p.body.name(), body_counts.clone());
         merges += 1;
         stats.merges += 1;
         stats.functions_removed_or_thunked += members.len();
@@ -242,13 +293,44 @@ fn one_round(
             originals,
             body: p.body.name(),
             members,
-            params: *params,
+            params,
             alignment: None,
             estimated_saving: p.estimated_saving(),
             measured_saving: v.measured_saving,
             decided_on: Some(v.basis),
             entry_counts: None,
+            added_work: opts.profile.is_some().then_some(*added),
+            work_fraction: report.work.fraction(opts, *added),
         });
     }
     merges
+}
+
+/// The merged body's block counts, and the count of each constant site's block. The body has
+/// the representative's control flow (`member_walks[0]`), and every member's blocks map onto it
+/// by their order in the walk (equal functions walk alike), so a body block runs as often as
+/// the members' blocks it stands for together. `counts` in member order; `sites` are the
+/// parameter plan's `(instruction, operand, parameter)` in the representative.
+fn body_counts(
+    rep: &FuncData,
+    member_walks: &[&Walk],
+    counts: &[Counts],
+    sites: &[(u32, u32, u32)],
+) -> (Counts, Vec<u64>) {
+    if !counts.iter().any(Counts::ran) {
+        return (Counts::Cold, Vec::new());
+    }
+    let mut summed = vec![0u64; rep.blocks.len()];
+    for (walk, c) in member_walks.iter().zip(counts) {
+        for (b, sum) in summed.iter_mut().enumerate() {
+            let serial = member_walks[0].block_serial[b];
+            if serial != UNREACHED {
+                let theirs = walk.blocks.get(serial as usize).copied();
+                *sum = sum.saturating_add(theirs.map_or(0, |x| c.block(x as usize)));
+            }
+        }
+    }
+    let block_of = work::block_of_insts(rep);
+    let sites = sites.iter().map(|&(i, _, _)| summed[block_of[i as usize] as usize]).collect();
+    (Counts::Blocks(summed), sites)
 }

@@ -58,7 +58,12 @@ fn candidates<'m>(
     let vis = Visibility::new(module, false);
     // Hot functions by the module's profile get no parameterized copy (see `crate::profile`):
     // the same cut in `summarize` and `apply`, so a module's summary and its application agree.
-    let profile = crate::profile::Profile::read(module, crate::profile::DEFAULT_HOT_PERCENTILE);
+    let profile = crate::profile::Profile::read(
+        module,
+        Some(crate::profile::DEFAULT_HOT_PERCENTILE),
+        0.0,
+        0.0,
+    );
     let mut out = Vec::new();
     for (k, f) in lowered.funcs.iter().enumerate() {
         let func = lowered.handles[k].function;
@@ -437,6 +442,8 @@ pub fn apply(
                 measured_saving: None,
                 decided_on: None,
                 entry_counts: None,
+                added_work: None,
+                work_fraction: None,
             });
         }
     }
@@ -528,6 +535,8 @@ fn apply_similar(
                 measured_saving: None,
                 decided_on: None,
                 entry_counts: None,
+                added_work: None,
+                work_fraction: None,
             });
         }
         for &g in &needed {

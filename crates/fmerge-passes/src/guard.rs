@@ -174,6 +174,8 @@ mod tests {
             measured_saving: None,
             decided_on: None,
             entry_counts: None,
+            added_work: None,
+            work_fraction: None,
         }
     }
 

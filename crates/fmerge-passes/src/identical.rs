@@ -111,6 +111,8 @@ fn one_round(
             measured_saving: None,
             decided_on: None,
             entry_counts: None,
+            added_work: None,
+            work_fraction: None,
         };
         let f_units = cost::function_cost(target, f).unwrap_or(0);
         // The function that holds the shared body once the class is folded.

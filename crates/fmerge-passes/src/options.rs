@@ -97,19 +97,22 @@ pub struct Options {
     pub input_verified: bool,
     /// Which merges may be committed (all, unless bisecting or vetoed).
     pub gate: Gate,
-    /// Functions hot by the module's profile at this percentile (millionths) are not merged
-    /// with constants or as similar functions (`crate::profile`); `None` ignores profiles.
+    /// Read the module's profile, if it has one, and price merges by the work they add
+    /// (`crate::profile`); false merges as if there were no profile (`--ignore-profile`).
+    pub use_profile: bool,
+    /// The share of the module's work (by its profile) that merges with constants and of
+    /// similar functions may add together (`--max-slowdown`, a fraction: 0.005 is 0.5%).
+    pub max_slowdown: f64,
+    /// The share of the module's work one such merge may add per KB it saves
+    /// (`--max-slowdown-per-kb`, a fraction: 0.001 is 0.1%).
+    pub max_slowdown_per_kb: f64,
+    /// Functions hot by the profile at this percentile (millionths) are not merged with
+    /// constants or as similar functions whatever a merge would cost (`--hot-percentile`);
+    /// `None`: no such cut, merges are priced.
     pub hot_percentile: Option<u32>,
     /// The module's profile, read by [`crate::optimize`] (callers leave it `None`).
     #[serde(skip)]
     pub profile: Option<std::sync::Arc<crate::profile::Profile>>,
-}
-
-impl Options {
-    /// Why function `name` must stay out of merges that add work to its body, if it must.
-    pub fn hot_reason(&self, name: &str) -> Option<String> {
-        self.profile.as_ref().and_then(|p| p.hot_reason(name))
-    }
 }
 
 impl Default for Options {
@@ -124,7 +127,10 @@ impl Default for Options {
             measure_budget: DEFAULT_MEASURE_BUDGET,
             input_verified: false,
             gate: Gate::default(),
-            hot_percentile: Some(crate::profile::DEFAULT_HOT_PERCENTILE),
+            use_profile: true,
+            max_slowdown: crate::profile::DEFAULT_MAX_SLOWDOWN,
+            max_slowdown_per_kb: crate::profile::DEFAULT_MAX_SLOWDOWN_PER_KB,
+            hot_percentile: None,
             profile: None,
         }
     }

@@ -44,8 +44,16 @@ pub fn optimize(
     let functions_before = count_definitions(module);
     let mut opts = opts.clone();
     opts.profile = opts
-        .hot_percentile
-        .and_then(|p| crate::profile::Profile::read(module, p))
+        .use_profile
+        .then(|| {
+            crate::profile::Profile::read(
+                module,
+                opts.hot_percentile,
+                opts.max_slowdown,
+                opts.max_slowdown_per_kb,
+            )
+        })
+        .flatten()
         .map(std::sync::Arc::new);
     let opts = &opts;
     let finish = |mut report: Report, module: &Module<'_>| {
@@ -187,7 +195,8 @@ fn run_stages(
     opts: &Options,
     progress: &dyn Fn(&str),
 ) -> Result<Report, LlvmError> {
-    let mut report = Report::default();
+    let mut report =
+        Report { work: crate::profile::Ledger::new(opts.profile.as_deref()), ..Report::default() };
     if opts.stages.identical {
         progress("merging identical functions");
         identical::run(module, target, opts, &mut report);

@@ -1,20 +1,36 @@
-//! Keeping merges out of hot code, with the profile the module was built with.
+//! Pricing merges by the work they add at run time, with the profile the module was built with.
 //!
 //! Every merge adds work at run time: a thunk's jump, an extra argument, `select`s and
 //! branches where the merged functions differ. On code that runs rarely that costs nothing
 //! measurable; on the hottest functions it is the whole slowdown (a Lua interpreter executed
 //! 2.4% more instructions, almost all of it two merges on its hottest paths). A module built
-//! with `clang -fprofile-use` (or any LLVM PGO) carries each function's entry count and a
-//! profile summary. fmerge uses LLVM's own threshold of hot: the smallest of the largest counts
-//! that together make up the chosen percentile (99% by default, LLVM's
-//! `-profile-summary-cutoff-hot`) of all counts. A function is hot if its entry count or any
-//! of its branch weights (edge counts) reaches it: a function entered once around a hot loop is
-//! hot. Hot functions are left out of merging with constants and of similar merging (the
-//! stages that add work inside the body); identical functions still merge, which costs at most
-//! a jump.
-//! Functions the profile never saw run (count 0) are the best candidates; the report counts
-//! them.
+//! with `clang -fprofile-use` (or any LLVM PGO) carries each function's entry count, branch
+//! weights and a profile summary.
+//!
+//! fmerge turns them into block counts (LLVM's `BlockFrequencyInfo`), the module's **work**
+//! (executed IR instructions: Σ block count × block instructions) and, for every merge with
+//! constants or of similar functions, the work it **adds** (`fmerge_core::work`: calls times
+//! the thunk's jump and extra arguments, parameterized constants and `select`s/branches on the
+//! function id times how often their original blocks ran). The merges of a module may add at
+//! most `--max-slowdown` (0.5% by default) of its work together: each stage spends that budget
+//! on the merges that save the most bytes per unit of added work first, in the batches it
+//! decides together (a round of merging with constants; a batch of similar merges). Functions
+//! the profile never saw run (count 0), and functions without counts in a module that has a
+//! profile (as LLVM treats them), are cold: merging them is free. Identical merges are not
+//! priced (they cost at most a jump).
+//!
+//! A merged body inherits counts when they are known: a body of functions equal up to
+//! constants has their control flow, so its block counts are the members' summed. A similar
+//! merge's body has neither member's blocks; if one of its members ran, it is not merged again
+//! (its cost could not be priced).
+//!
+//! `--hot-percentile P` adds the older, coarser rule on top: functions hot at LLVM's P%
+//! cutoff (an entry count or branch weight among the largest counts that make up P% of all
+//! counts) stay out of merging with constants and of similar merging whatever a merge would
+//! cost. Global merging's parameterized copies (`crate::global`) use that cut at 99%.
 
+use crate::options::Options;
+use fmerge_core::work::{self, WorkBudget};
 use fmerge_llvm::Module;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -22,49 +38,160 @@ use std::collections::HashMap;
 /// LLVM's default hot cutoff (`-profile-summary-cutoff-hot`), in millionths.
 pub const DEFAULT_HOT_PERCENTILE: u32 = 990_000;
 
-/// Entry counts and the hot threshold of one module's profile.
+/// The default share of the module's work that merges may add (`--max-slowdown 0.5`).
+pub const DEFAULT_MAX_SLOWDOWN: f64 = 0.005;
+
+/// The default share of the module's work one merge may add per KB it saves
+/// (`--max-slowdown-per-kb 0.1`).
+pub const DEFAULT_MAX_SLOWDOWN_PER_KB: f64 = 0.001;
+
+/// What the profile says about one function.
+#[derive(Clone, Debug)]
+struct FnCounts {
+    entry: u64,
+    /// The hottest count: the entry count or any branch weight.
+    max: u64,
+    /// Each block's count in layout order (empty when the function never ran).
+    blocks: Vec<u64>,
+}
+
+/// Counts, hot threshold and work of one module's profile.
 #[derive(Clone, Debug)]
 pub struct Profile {
-    /// The percentile (millionths) the threshold was computed for.
+    /// The percentile (millionths) the hot threshold was computed for.
     pub percentile: u32,
-    /// Entry count at which a function is hot (never 0: a profile with no counts has no hot
+    /// Count at which a function is hot (never 0: a profile with no counts has no hot
     /// functions).
     pub hot_threshold: u64,
-    /// Entry count and hottest count (entry or branch weight) of each function.
-    counts: HashMap<String, (u64, u64)>,
+    /// Whether hot functions stay out of merges that add work whatever they cost
+    /// (`--hot-percentile`).
+    pub cut: bool,
+    /// The module's work: executed IR instructions, Σ block count × block instructions.
+    pub total_work: u64,
+    /// The share of `total_work` merges may add together.
+    pub max_slowdown: f64,
+    /// The share of `total_work` one merge may add per KB it saves.
+    pub max_slowdown_per_kb: f64,
+    counts: HashMap<String, FnCounts>,
+}
+
+/// How often the blocks of a function ran, as far as the stages can tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Counts {
+    /// Never ran, or no counts in a module with a profile: merging it adds no work.
+    Cold,
+    /// Each block's count in layout order (block 0's is the entry count).
+    Blocks(Vec<u64>),
+    /// A merged body of code that ran, whose blocks have no counts of their own.
+    Unknown,
+}
+
+impl Counts {
+    /// Block `b`'s count (0 when cold or unknown).
+    pub fn block(&self, b: usize) -> u64 {
+        match self {
+            Counts::Blocks(c) => c.get(b).copied().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    pub fn entry(&self) -> u64 {
+        self.block(0)
+    }
+
+    pub fn blocks(&self) -> &[u64] {
+        match self {
+            Counts::Blocks(c) => c,
+            _ => &[],
+        }
+    }
+
+    /// Whether the function may have run.
+    pub fn ran(&self) -> bool {
+        match self {
+            Counts::Cold => false,
+            Counts::Blocks(c) => c.iter().any(|&n| n > 0),
+            Counts::Unknown => true,
+        }
+    }
 }
 
 impl Profile {
-    /// The module's profile, or `None` if it was not built with one.
-    pub fn read(module: &Module<'_>, percentile: u32) -> Option<Profile> {
+    /// The module's profile, or `None` if it was not built with one. `cut`: the percentile
+    /// (millionths) at which functions are kept out of merging whatever a merge costs (`None`:
+    /// no such cut; the report still gives the hot functions at LLVM's 99%). `max_slowdown`:
+    /// the share of the module's work merges may add.
+    pub fn read(
+        module: &Module<'_>,
+        cut: Option<u32>,
+        max_slowdown: f64,
+        max_slowdown_per_kb: f64,
+    ) -> Option<Profile> {
+        let percentile = cut.unwrap_or(DEFAULT_HOT_PERCENTILE);
         let hot_threshold = module.profile_hot_threshold(percentile)?.max(1);
-        let counts = module
-            .functions()
-            .into_iter()
-            .filter(|f| !f.is_declaration())
-            .filter_map(|f| {
-                let entry = f.entry_count()?;
-                Some((f.name(), (entry, f.max_profile_count().unwrap_or(entry))))
-            })
-            .collect();
-        Some(Profile { percentile, hot_threshold, counts })
+        let mut total_work = 0u64;
+        let mut counts = HashMap::new();
+        for f in module.functions() {
+            if f.is_declaration() {
+                continue;
+            }
+            let Some(entry) = f.entry_count() else { continue };
+            let max = f.max_profile_count().unwrap_or(entry);
+            // A function that never ran (entry count and every branch weight 0) needs no BFI.
+            let blocks = if max == 0 {
+                Vec::new()
+            } else {
+                // BFI always answers for a function with an entry count; if it did not, every
+                // block is priced at the hottest count (never cheaper than the truth).
+                f.block_profile_counts().unwrap_or_else(|| vec![max; f.blocks().len()])
+            };
+            if !blocks.is_empty() {
+                let sizes: Vec<u64> =
+                    f.blocks().iter().map(|b| b.instructions().len() as u64).collect();
+                total_work = total_work.saturating_add(work::function_work(&blocks, &sizes));
+            }
+            counts.insert(f.name(), FnCounts { entry, max, blocks });
+        }
+        Some(Profile {
+            percentile,
+            hot_threshold,
+            cut: cut.is_some(),
+            total_work,
+            max_slowdown,
+            max_slowdown_per_kb,
+            counts,
+        })
     }
 
     /// The function's entry count, if the profile has one.
     pub fn count(&self, name: &str) -> Option<u64> {
-        self.counts.get(name).map(|c| c.0)
+        self.counts.get(name).map(|c| c.entry)
     }
 
     fn is_hot(&self, name: &str) -> bool {
-        self.counts.get(name).is_some_and(|c| c.1 >= self.hot_threshold)
+        self.counts.get(name).is_some_and(|c| c.max >= self.hot_threshold)
     }
 
-    /// Why `name` must not be merged (it, or a block of it, is hot), or `None`.
+    /// The counts of a function of the input (see [`Ledger::counts`] for merged bodies).
+    fn counts_of(&self, name: &str) -> Counts {
+        match self.counts.get(name) {
+            Some(c) if c.blocks.iter().any(|&n| n > 0) => Counts::Blocks(c.blocks.clone()),
+            _ => Counts::Cold,
+        }
+    }
+
+    /// Why `name` must not be merged whatever a merge costs (`--hot-percentile`: it, or a
+    /// block of it, is hot), or `None`.
     pub fn hot_reason(&self, name: &str) -> Option<String> {
-        let &(entry, max) = self.counts.get(name)?;
+        if !self.cut {
+            return None;
+        }
+        let c = self.counts.get(name)?;
         self.is_hot(name).then(|| {
             format!(
-                "hot in the profile: entered {entry} times, hottest count {max}, the hot threshold is {} (the top {}% of counts)",
+                "hot in the profile: entered {} times, hottest count {}, the hot threshold is {} (the top {}% of counts, --hot-percentile)",
+                c.entry,
+                c.max,
                 self.hot_threshold,
                 f64::from(self.percentile) / 10_000.0
             )
@@ -74,13 +201,118 @@ impl Profile {
     fn summary(&self) -> ProfileRecord {
         ProfileRecord {
             hot_percentile: f64::from(self.percentile) / 10_000.0,
+            hot_cut: self.cut,
             hot_threshold: self.hot_threshold,
             functions_with_counts: self.counts.len(),
-            hot_functions: self.counts.values().filter(|c| c.1 >= self.hot_threshold).count(),
-            never_executed: self.counts.values().filter(|c| c.0 == 0).count(),
+            hot_functions: self.counts.values().filter(|c| c.max >= self.hot_threshold).count(),
+            never_executed: self.counts.values().filter(|c| c.entry == 0).count(),
             merged_never_executed: 0,
             merged_hot: 0,
+            total_work: self.total_work,
+            max_slowdown_percent: self.max_slowdown * 100.0,
+            max_slowdown_per_kb_percent: self.max_slowdown_per_kb * 100.0,
+            work_budget: 0,
+            added_work: 0,
+            added_fraction: 0.0,
+            merges_over_budget: 0,
         }
+    }
+}
+
+/// The run-time side of one run of the stages: the budget of added work and what merged
+/// bodies are known to cost. Lives in the [`crate::Report`] (a re-run of the stages starts a
+/// new one).
+#[derive(Clone, Debug, Default)]
+pub struct Ledger {
+    pub budget: WorkBudget,
+    /// Counts of merged bodies made in this run (bodies not listed are cold).
+    bodies: HashMap<String, Counts>,
+    /// Merges not taken because their added work did not fit.
+    pub over_budget: usize,
+}
+
+impl Ledger {
+    pub fn new(profile: Option<&Profile>) -> Ledger {
+        Ledger {
+            budget: profile
+                .map(|p| WorkBudget::new(p.total_work, p.max_slowdown))
+                .unwrap_or_default(),
+            ..Ledger::default()
+        }
+    }
+
+    /// How often the blocks of function `name` ran (cold without a profile).
+    pub fn counts(&self, opts: &Options, name: &str) -> Counts {
+        let Some(p) = &opts.profile else { return Counts::Cold };
+        match self.bodies.get(name) {
+            Some(c) => c.clone(),
+            None => p.counts_of(name),
+        }
+    }
+
+    /// Records the counts of a merged body just committed.
+    pub fn set_body(&mut self, name: String, counts: Counts) {
+        if counts.ran() {
+            self.bodies.insert(name, counts);
+        }
+    }
+
+    /// Why `name` must stay out of merges that add work (the `--hot-percentile` cut, or a
+    /// merged body whose counts are unknown), or `None`.
+    pub fn exclusion(&self, opts: &Options, name: &str) -> Option<String> {
+        let p = opts.profile.as_ref()?;
+        if let Some(why) = p.hot_reason(name) {
+            return Some(why);
+        }
+        (self.bodies.get(name) == Some(&Counts::Unknown)).then(|| {
+            "a merged body of similar functions that ran in the profile: its blocks have no counts, so what merging it again would cost cannot be priced".to_string()
+        })
+    }
+
+    /// The fraction of the module's work `added` is (`None` without a profile).
+    pub fn fraction(&self, opts: &Options, added: u64) -> Option<f64> {
+        opts.profile.as_ref().map(|p| work::fraction(added, p.total_work))
+    }
+
+    /// Why a merge adding `added` work is not taken, for the report.
+    pub fn over_budget_reason(&self, opts: &Options, added: u64) -> String {
+        let total = opts.profile.as_ref().map_or(0, |p| p.total_work);
+        format!(
+            "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's profiled work of {total}), the --max-slowdown budget of {} has {} left",
+            work::fraction(added, total) * 100.0,
+            self.budget.limit,
+            self.budget.remaining()
+        )
+    }
+
+    /// Why a merge that adds `added` work and saves `saving` bytes is not affordable: it costs
+    /// more than `--max-slowdown-per-kb` for what it saves, or more than is left of the
+    /// budget. `None`: affordable.
+    pub fn refusal(&self, opts: &Options, added: u64, saving: i64) -> Option<String> {
+        let p = opts.profile.as_ref()?;
+        if !work::within_rate(added, p.total_work, saving, p.max_slowdown_per_kb) {
+            Some(format!(
+                "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's profiled work of {}) to save {saving} bytes, more than --max-slowdown-per-kb {}% per KB",
+                work::fraction(added, p.total_work) * 100.0,
+                p.total_work,
+                p.max_slowdown_per_kb * 100.0
+            ))
+        } else if added > self.budget.remaining() {
+            Some(self.over_budget_reason(opts, added))
+        } else {
+            None
+        }
+    }
+
+    /// Takes `added` from the budget if the merge, which saves `saving` bytes, is affordable
+    /// ([`Ledger::refusal`]); otherwise counts it and says why not.
+    pub fn spend(&mut self, opts: &Options, added: u64, saving: i64) -> Result<(), String> {
+        if let Some(why) = self.refusal(opts, added, saving) {
+            self.over_budget += 1;
+            return Err(why);
+        }
+        self.budget.take(added);
+        Ok(())
     }
 }
 
@@ -88,15 +320,28 @@ impl Profile {
 #[derive(Clone, Debug, Serialize)]
 pub struct ProfileRecord {
     pub hot_percentile: f64,
+    /// Whether functions hot at `hot_percentile` were kept out of merging whatever a merge
+    /// costs (`--hot-percentile`).
+    pub hot_cut: bool,
     pub hot_threshold: u64,
     pub functions_with_counts: usize,
     pub hot_functions: usize,
     /// Functions the profile never saw run: merging them costs no time at all.
     pub never_executed: usize,
-    /// Of the functions merged, how many never ran in the profile, and how many were hot
-    /// (identical merges only).
+    /// Of the functions merged, how many never ran in the profile, and how many were hot.
     pub merged_never_executed: usize,
     pub merged_hot: usize,
+    /// The module's work (executed IR instructions by the profile), the budget merges may add
+    /// (`max_slowdown_percent` of it), and what the committed merges add by the estimate.
+    pub total_work: u64,
+    pub max_slowdown_percent: f64,
+    pub max_slowdown_per_kb_percent: f64,
+    pub work_budget: u64,
+    pub added_work: u64,
+    pub added_fraction: f64,
+    /// Merges built and profitable but not taken because their added work did not fit (in the
+    /// budget, or in the rate per KB saved).
+    pub merges_over_budget: usize,
 }
 
 /// Fills in the report's profile record and each merge's entry counts.
@@ -110,5 +355,72 @@ pub fn annotate(report: &mut crate::Report, profile: &Profile) {
             m.entry_counts = Some(counts);
         }
     }
+    record.work_budget = report.work.budget.limit;
+    record.added_work = report.merges.iter().filter_map(|m| m.added_work).sum();
+    record.added_fraction = work::fraction(record.added_work, profile.total_work);
+    record.merges_over_budget = report.work.over_budget;
     report.profile = Some(record);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts_with(total_work: u64) -> Options {
+        let profile = Profile {
+            percentile: DEFAULT_HOT_PERCENTILE,
+            hot_threshold: 1000,
+            cut: false,
+            total_work,
+            max_slowdown: DEFAULT_MAX_SLOWDOWN,
+            max_slowdown_per_kb: DEFAULT_MAX_SLOWDOWN_PER_KB,
+            counts: HashMap::from([(
+                "hot".to_string(),
+                FnCounts { entry: 10, max: 5000, blocks: vec![10, 5000, 10] },
+            )]),
+        };
+        Options { profile: Some(std::sync::Arc::new(profile)), ..Options::default() }
+    }
+
+    #[test]
+    fn a_merge_is_taken_only_within_the_price_per_kb_and_the_budget() {
+        let opts = opts_with(1_000_000);
+        let mut ledger = Ledger::new(opts.profile.as_deref());
+        assert_eq!(ledger.budget.limit, 5000);
+        // 100 bytes may cost 0.1% × 100/1024 of 1,000,000: 97 instructions.
+        let why = ledger.refusal(&opts, 98, 100).expect("over the price per KB");
+        assert!(why.contains("--max-slowdown-per-kb"), "{why}");
+        assert!(ledger.refusal(&opts, 97, 100).is_none());
+        // Free merges always go; a merge that adds work and saves nothing never does.
+        assert!(ledger.refusal(&opts, 0, -50).is_none());
+        assert!(ledger.refusal(&opts, 1, 0).is_some());
+        // The budget is spent merge by merge: 4 × 1200 fit in 5000, the fifth does not.
+        for _ in 0..4 {
+            assert!(ledger.spend(&opts, 1200, 100_000).is_ok());
+        }
+        let why = ledger.spend(&opts, 1200, 100_000).unwrap_err();
+        assert!(why.contains("budget of 5000 has 200 left"), "{why}");
+        assert_eq!(ledger.over_budget, 1);
+        // Without a profile nothing is priced.
+        let none = Options::default();
+        assert!(Ledger::new(None).refusal(&none, u64::MAX, -1).is_none());
+    }
+
+    #[test]
+    fn merged_bodies_of_code_that_ran_have_unknown_counts_and_sit_out() {
+        let opts = opts_with(1_000_000);
+        let mut ledger = Ledger::new(opts.profile.as_deref());
+        assert_eq!(ledger.counts(&opts, "hot"), Counts::Blocks(vec![10, 5000, 10]));
+        assert_eq!(ledger.counts(&opts, "never.seen"), Counts::Cold);
+        ledger.set_body("cold.fmerged".into(), Counts::Cold);
+        ledger.set_body("hot.fmerged".into(), Counts::Unknown);
+        ledger.set_body("sum.fmerged".into(), Counts::Blocks(vec![3, 30]));
+        assert_eq!(ledger.counts(&opts, "cold.fmerged"), Counts::Cold);
+        assert!(ledger.exclusion(&opts, "cold.fmerged").is_none());
+        assert!(ledger.exclusion(&opts, "hot.fmerged").is_some());
+        assert!(ledger.exclusion(&opts, "sum.fmerged").is_none());
+        assert_eq!(ledger.counts(&opts, "sum.fmerged").entry(), 3);
+        // No cut unless asked for: a hot function is priced, not excluded.
+        assert!(ledger.exclusion(&opts, "hot").is_none());
+    }
 }

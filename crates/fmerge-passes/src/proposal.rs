@@ -89,6 +89,36 @@ impl<'m> Proposal<'m> {
         })
     }
 
+    /// The most bytes the merge may be expected to save before it is measured: its estimate
+    /// if `margins` trust it; for a close call, what the keep margin allows (a close call
+    /// whose code turned out better than that was estimated wrong by more than the margin);
+    /// never more than the members' whole estimated size. Used to drop merges whose added
+    /// run-time work the price per KB could not allow before code is generated to measure
+    /// them (that budget then goes to merges that may be taken).
+    pub fn plausible_saving(&self, margins: Margins) -> i64 {
+        let size = self.before_units.max(1) as f64 * profit::BYTES_PER_UNIT_ORIGINAL;
+        let estimate = self.estimated_saving();
+        match margins.judge(self.before_units, estimate) {
+            profit::Verdict::Keep => estimate,
+            _ => (estimate as f64).max(margins.keep * size).min(size).round() as i64,
+        }
+    }
+
+    /// The work the members' calls add at run time (`fmerge_core::work::call_work`): each
+    /// member's call count (`calls`, in member order) times its thunk's jump and the arguments
+    /// it passes beyond its own.
+    pub fn call_work(&self, calls: &[u64]) -> u64 {
+        self.args
+            .iter()
+            .zip(&self.rewrite)
+            .zip(calls)
+            .map(|((args, &rewrite), &n)| {
+                let extra = args.iter().filter(|x| matches!(x, Arg::Value(_))).count();
+                fmerge_core::work::call_work(n, !rewrite, extra)
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+
     /// Makes the merge real: thunks and rewritten call sites. Members whose call sites can no
     /// longer be rewritten (an earlier commit changed their users) become thunks instead.
     pub fn commit(&self, module: &'m Module<'_>, vis: &Visibility<'m>) -> Vec<Member> {

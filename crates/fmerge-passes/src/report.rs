@@ -61,6 +61,13 @@ pub struct MergeRecord {
     /// profile (`crate::profile`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry_counts: Option<Vec<Option<u64>>>,
+    /// The work the merge adds at run time by the profile (executed IR instructions, see
+    /// `crate::profile`), and the fraction of the module's work that is; only when the module
+    /// has a profile (merges of identical functions are not priced).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub added_work: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_fraction: Option<f64>,
 }
 
 /// A merge that was built and priced, but not taken because it would not save bytes.
@@ -125,6 +132,9 @@ pub struct Report {
     /// The module's profile and what merging did with it (only when it has one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::profile::ProfileRecord>,
+    /// The budget of added run-time work and what merged bodies cost, while the stages run.
+    #[serde(skip)]
+    pub work: crate::profile::Ledger,
 }
 
 impl StageStats {

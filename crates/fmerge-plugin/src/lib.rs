@@ -52,6 +52,8 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
     let mut search = o.search.clone();
     let mut report = o.report.clone();
     let mut hot = o.hot_percentile.clone();
+    let mut slowdown = o.max_slowdown.clone();
+    let mut per_kb = o.max_slowdown_per_kb.clone();
     let (mut whole_program, mut guard, mut verbose) = (o.whole_program, o.guard, o.verbose);
     let (mut enabled, mut in_compiles, mut inject_failure) = (true, true, false);
     for word in o.env.as_deref().unwrap_or("").split_whitespace() {
@@ -76,6 +78,8 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             "fmerge-search" => search = text(value)?,
             "fmerge-report" => report = text(value)?,
             "fmerge-hot-percentile" => hot = text(value)?,
+            "fmerge-max-slowdown" => slowdown = text(value)?,
+            "fmerge-max-slowdown-per-kb" => per_kb = text(value)?,
             "fmerge-whole-program" => whole_program = flag(value)?,
             "fmerge-guard" => guard = flag(value)?,
             "fmerge-verbose" => verbose = flag(value)?,
@@ -110,6 +114,16 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
         }
         _ => return Err(format!("-fmerge-hot-percentile={hot}: expected a percentage")),
     };
+    let max_slowdown = match slowdown.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => p / 100.0,
+        _ => return Err(format!("-fmerge-max-slowdown={slowdown}: expected a percentage")),
+    };
+    let max_slowdown_per_kb = match per_kb.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => p / 100.0,
+        _ => {
+            return Err(format!("-fmerge-max-slowdown-per-kb={per_kb}: expected a percentage"));
+        }
+    };
     Ok(Settings {
         enabled,
         in_compiles,
@@ -120,6 +134,8 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             search,
             gate: Gate::default(),
             hot_percentile,
+            max_slowdown,
+            max_slowdown_per_kb,
             ..Options::default()
         },
         guard,
@@ -227,7 +243,9 @@ mod tests {
             profit: "hybrid".into(),
             search: "lsh".into(),
             report: String::new(),
-            hot_percentile: "99".into(),
+            hot_percentile: "0".into(),
+            max_slowdown: "0.5".into(),
+            max_slowdown_per_kb: "0.1".into(),
             env: env.map(str::to_string),
             whole_program: false,
             guard: true,
@@ -250,15 +268,23 @@ mod tests {
         assert!(!s.guard && s.verbose && s.options.whole_program);
         assert_eq!(s.report.as_deref(), Some("r.json"));
         assert!(!settings(&opts(Some("-fmerge=false"))).unwrap().enabled);
-        assert_eq!(s.options.hot_percentile, Some(990_000));
-        let s = settings(&opts(Some("-fmerge-hot-percentile=0"))).unwrap();
         assert_eq!(s.options.hot_percentile, None);
+        assert_eq!(s.options.max_slowdown, 0.005);
+        assert_eq!(s.options.max_slowdown_per_kb, 0.001);
+        let s = settings(&opts(Some("-fmerge-hot-percentile=99 -fmerge-max-slowdown=2"))).unwrap();
+        assert_eq!(s.options.hot_percentile, Some(990_000));
+        assert_eq!(s.options.max_slowdown, 0.02);
+        let s = settings(&opts(Some("-fmerge-max-slowdown-per-kb=100"))).unwrap();
+        assert_eq!(s.options.max_slowdown_per_kb, 1.0);
         for bad in [
             "-fmerge-profit=fast",
             "-fmerge-merge=all",
             "-fmerge-x",
             "-fmerge-guard=yes",
             "-fmerge-hot-percentile=120",
+            "-fmerge-max-slowdown=-1",
+            "-fmerge-max-slowdown=fast",
+            "-fmerge-max-slowdown-per-kb=x",
         ] {
             assert!(settings(&opts(Some(bad))).is_err(), "{bad}");
         }

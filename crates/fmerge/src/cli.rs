@@ -474,15 +474,28 @@ pub struct OptArgs {
     #[arg(long)]
     pub no_measure: bool,
     /// With a profile in the module (built with `clang -fprofile-use` or another LLVM PGO),
-    /// functions whose entry count is among the hottest counts that make up this percentage of
-    /// all counts are not merged with constants or as similar functions, which would add work
-    /// to them at run time (identical merges cost at most a jump and still happen). 99 is
-    /// LLVM's own definition of hot; larger marks more functions hot (99.99: almost every
-    /// function that ran; the merges then found can differ, since partners are paired
-    /// greedily), 0 merges hot code too.
-    #[arg(long, value_name = "PERCENT", default_value_t = 99.0, value_parser = percent)]
-    pub hot_percentile: f64,
-    /// Ignore the module's profile (merge hot code as if there were none).
+    /// merges with constants and of similar functions may add at most this percentage of the
+    /// module's run-time work together. fmerge estimates the work from the profile's counts
+    /// (executed IR instructions: each block's count times its instructions) and, for each
+    /// merge, the work it adds (thunk jumps and extra arguments per call, parameterized
+    /// constants, `select`s and branches on the function id times how often their original
+    /// blocks ran); merges that save the most bytes per unit of added work go first. Code that
+    /// never ran is free. 0 allows only merges that add no work by the profile.
+    #[arg(long, value_name = "PERCENT", default_value_t = 0.5, value_parser = percent)]
+    pub max_slowdown: f64,
+    /// With a profile in the module: one merge may add at most this percentage of the
+    /// module's run-time work per KB it saves (the price of a byte: 0.1 lets a merge that
+    /// saves 100 bytes add 0.01%); merges that add no work are not limited.
+    #[arg(long, value_name = "PERCENT", default_value_t = 0.1, value_parser = percent)]
+    pub max_slowdown_per_kb: f64,
+    /// With a profile in the module: also keep functions hot at this percentile out of merging
+    /// with constants and similar merging whatever a merge would cost (the coarser rule before
+    /// --max-slowdown; 99 is LLVM's own definition of hot: an entry count or branch weight
+    /// among the largest counts that make up 99% of all counts). Off by default; 0 is off.
+    #[arg(long, value_name = "PERCENT", value_parser = percent)]
+    pub hot_percentile: Option<f64>,
+    /// Ignore the module's profile (merge hot code as if there were none: --max-slowdown and
+    /// --hot-percentile then have no effect).
     #[arg(long, conflicts_with = "profile")]
     pub ignore_profile: bool,
     /// Use this profile (from `fmerge profile merge`) instead of the one the module carries:

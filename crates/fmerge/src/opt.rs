@@ -56,9 +56,14 @@ pub fn run(args: OptArgs) -> Result<()> {
         measure_budget: args.measure_budget,
         input_verified: true,
         gate: fmerge_passes::options::Gate { limit: args.bisect_limit, ..Default::default() },
+        use_profile: !args.ignore_profile,
+        max_slowdown: args.max_slowdown / 100.0,
+        max_slowdown_per_kb: args.max_slowdown_per_kb / 100.0,
         // 0%: nothing is hot. LLVM counts percentiles in millionths.
-        hot_percentile: (!args.ignore_profile && args.hot_percentile > 0.0)
-            .then(|| (args.hot_percentile * 10_000.0).round() as u32),
+        hot_percentile: args
+            .hot_percentile
+            .filter(|&p| p > 0.0)
+            .map(|p| (p * 10_000.0).round() as u32),
         ..Options::default()
     };
     let measure = if args.no_measure {
@@ -191,13 +196,21 @@ fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
             .map(|s| &s.function)
             .collect::<std::collections::BTreeSet<_>>()
             .len();
+        let cut = if p.hot_cut {
+            format!(", {hot_skipped} hot at {}% kept out of merging", p.hot_percentile)
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "  profile: {} of {} functions hot (a count >= {}, the top {}%), {hot_skipped} kept out of merging; {} merged functions never ran",
-            p.hot_functions,
-            p.functions_with_counts,
-            p.hot_threshold,
-            p.hot_percentile,
+            "  profile: merges add ~{:.3}% of the run ({} of {} executed instructions; at most {}%, {}% per KB saved){}, {} merges left out for their cost; {} merged functions never ran",
+            p.added_fraction * 100.0,
+            p.added_work,
+            p.total_work,
+            p.max_slowdown_percent,
+            p.max_slowdown_per_kb_percent,
+            cut,
+            p.merges_over_budget,
             p.merged_never_executed
         )?;
     }

@@ -41,6 +41,7 @@ use fmerge_core::lsh::{LshConfig, LshIndex};
 use fmerge_core::minhash::{MinHashConfig, MinHasher};
 use fmerge_core::profit::{self, Verdict};
 use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
+use fmerge_core::work;
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
 use fmerge_llvm::{Module, Target, Value, cost};
 use params::ParamMap;
@@ -116,6 +117,16 @@ struct Pending<'m> {
     proposal: Proposal<'m>,
     ratio: f64,
     names: (String, String),
+    cost: RunCost,
+}
+
+/// What a merge costs at run time by the profile (see `crate::profile`).
+#[derive(Clone, Copy, Debug, Default)]
+struct RunCost {
+    /// Executed instructions it adds.
+    added: u64,
+    /// Whether a member ran (its merged body then has unknown counts).
+    ran: bool,
 }
 
 /// One round: a single lowering of the module, grown as merged bodies appear.
@@ -195,8 +206,8 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             Some(traits::describe(f.traits & BLOCKING))
         } else if !self.vis.may_share_privately(func) {
             Some(crate::constants::PER_MODULE_COPIES.to_string())
-        } else if let Some(hot) = self.opts.hot_reason(&f.name) {
-            Some(hot)
+        } else if let Some(why) = self.report.work.exclusion(self.opts, &f.name) {
+            Some(why)
         } else {
             can_thunk(func).err().map(str::to_string)
         };
@@ -340,19 +351,43 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             return false;
         };
         let ratio = align.stats.ratio();
+        let (ca, cb) = (
+            self.report.work.counts(self.opts, &names.0),
+            self.report.work.counts(self.opts, &names.1),
+        );
+        let added = work::similar_body_work(
+            &self.lowered.funcs[a],
+            &self.lowered.funcs[b],
+            &align,
+            ca.blocks(),
+            cb.blocks(),
+        )
+        .saturating_add(p.call_work(&[ca.entry(), cb.entry()]));
+        let cost = RunCost { added, ran: ca.ran() || cb.ran() };
         match margins.judge(p.before_units, p.estimated_saving()) {
             Verdict::Reject => {
                 self.reject(p, None, names);
                 false
             }
-            Verdict::Keep => {
-                self.commit(p, ratio, None, Basis::Estimate);
+            // Not affordable even if it saved what it plausibly can: dropped before any code is
+            // generated to measure it (`Proposal::plausible_saving`).
+            _ if let Some(why) =
+                self.report.work.refusal(self.opts, added, p.plausible_saving(margins)) =>
+            {
+                self.report.work.over_budget += 1;
+                self.over_budget(p, why, names);
+                false
+            }
+            Verdict::Keep if added == 0 => {
+                self.commit(p, ratio, None, Basis::Estimate, cost);
                 true
             }
-            Verdict::Measure => {
+            // Merges that add work wait for their batch, where the budget goes to those that
+            // save the most bytes per unit of work first.
+            _ => {
                 self.retire(a);
                 self.retire(b);
-                self.pending.push(Pending { proposal: p, ratio, names });
+                self.pending.push(Pending { proposal: p, ratio, names, cost });
                 true
             }
         }
@@ -385,15 +420,40 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         self.memo.rejected.insert(pair_key(&names));
     }
 
+    /// A merge whose added run-time work does not fit in what is left of the budget.
+    fn over_budget(&mut self, p: Proposal<'m>, why: String, names: (String, String)) {
+        self.report.skipped.push(Skipped {
+            stage: STAGE,
+            function: format!("{} + {}", names.0, names.1),
+            reason: why,
+        });
+        self.module.defer_erase(p.body);
+        self.memo.rejected.insert(pair_key(&names));
+    }
+
     /// Makes a merge real, and feeds its body back into the search (unless `Options::gate`
-    /// holds it back: then the body is erased and the pair not tried again).
-    fn commit(&mut self, p: Proposal<'m>, ratio: f64, measured: Option<i64>, basis: Basis) {
+    /// holds it back: then the body is erased and the pair not tried again). The caller has
+    /// taken its added work from the budget (`Ledger::spend`), which is given back if the
+    /// gate holds it back.
+    fn commit(
+        &mut self,
+        p: Proposal<'m>,
+        ratio: f64,
+        measured: Option<i64>,
+        basis: Basis,
+        cost: RunCost,
+    ) {
         let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
         if !self.report.admit(&self.opts.gate, &originals) {
+            self.report.work.budget.spent -= cost.added;
             self.module.defer_erase(p.body);
             self.memo.rejected.insert(pair_key(&(originals[0].clone(), originals[1].clone())));
             return;
         }
+        self.report.work.set_body(
+            p.body.name(),
+            if cost.ran { crate::profile::Counts::Unknown } else { crate::profile::Counts::Cold },
+        );
         // Call sites about to be rewritten belong to functions whose lowering goes stale.
         let mut stale = Vec::new();
         for (&m, &rewrite) in p.members.iter().zip(&p.rewrite) {
@@ -433,6 +493,8 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             measured_saving: measured,
             decided_on: Some(basis),
             entry_counts: None,
+            added_work: self.opts.profile.is_some().then_some(cost.added),
+            work_fraction: self.report.work.fraction(self.opts, cost.added),
         });
         // The merged body may merge again.
         let (data, handles) = self.lowered.lowerer.lower(p.body);
@@ -471,11 +533,28 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             self.stats,
         );
         self.stats.add_time("measure", t);
+        // The winners spend the run-time budget, most bytes per unit of added work first
+        // (without a profile all are free and keep their order).
+        let mut kept = Vec::new();
         for (p, v) in pending.into_iter().zip(verdicts) {
             if v.keep {
-                self.commit(p.proposal, p.ratio, v.measured_saving, v.basis);
+                kept.push((p, v));
             } else {
                 self.reject(p.proposal, v.measured_saving, p.names);
+            }
+        }
+        let priced: Vec<(i64, u64)> = kept
+            .iter()
+            .map(|(p, v)| {
+                (v.measured_saving.unwrap_or(p.proposal.estimated_saving()), p.cost.added)
+            })
+            .collect();
+        let mut kept: Vec<Option<_>> = kept.into_iter().map(Some).collect();
+        for k in work::cheapest_first(&priced) {
+            let (p, v) = kept[k].take().expect("each once");
+            match self.report.work.spend(self.opts, p.cost.added, priced[k].0) {
+                Ok(()) => self.commit(p.proposal, p.ratio, v.measured_saving, v.basis, p.cost),
+                Err(why) => self.over_budget(p.proposal, why, p.names),
             }
         }
     }
