@@ -77,11 +77,20 @@ pub struct FunctionProbes {
     /// Each block's instructions: `(index into ProbeMap::opcodes, count)`.
     #[serde(default)]
     pub ops: Vec<Vec<(u32, u32)>>,
+    /// Work mode: the function's counters, one per kept probe: `(index of the site in the
+    /// scheme, work each execution stands for)`. A run's work is the sum of each counter times
+    /// its work. Probes whose work is 0, or that relaxation dropped, have no counter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work: Option<Vec<(u32, i64)>>,
 }
 
 impl FunctionProbes {
-    /// All counters of the function: the scheme's and the checking ones.
+    /// All counters of the function: the scheme's and the checking ones (work mode: one per
+    /// kept probe).
     pub fn counters(&self) -> usize {
+        if let Some(w) = &self.work {
+            return w.len();
+        }
         self.scheme.counters() + self.check_blocks.as_ref().map_or(0, Vec::len)
     }
 }
@@ -104,8 +113,7 @@ pub struct ProbeMap {
     /// Opcode names the functions' `ops` refer to.
     #[serde(default)]
     pub opcodes: Vec<String>,
-    /// Work mode: no counters; each probe adds the work its count stands for to the record's
-    /// work word, with these costs.
+    /// Work mode: the costs the functions' `work` terms were computed with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub work: Option<CostTable>,
 }
@@ -146,8 +154,11 @@ impl ProbeMap {
         }
         for f in &mut functions {
             f.first = first;
-            if opts.work.is_none() {
-                first += f.counters() as u64;
+            first += f.counters() as u64;
+            if let Some(w) = &f.work {
+                for &(k, c) in w {
+                    h.word(u64::from(k)).word(c as u64);
+                }
             }
             h.str(&f.name).word(f.cfg_hash).word(f.first);
             match &f.scheme {
@@ -218,9 +229,12 @@ impl ProbeMap {
             {
                 return Err(Error::Format(format!("{}: a counted block is out of range", f.name)));
             }
-            if map.work.is_none() {
-                first += f.counters() as u64;
+            if let Some(w) = &f.work
+                && w.iter().any(|&(k, _)| k as usize >= f.scheme.counters())
+            {
+                return Err(Error::Format(format!("{}: a work term names no probe", f.name)));
             }
+            first += f.counters() as u64;
         }
         if first != map.counters {
             return Err(Error::Format("the functions' counters do not add up".into()));
@@ -405,7 +419,11 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
                 }
                 profile.runs += 1;
                 profile.wall_ns.push(r.wall_ns);
-                profile.work.push(r.work);
+                profile.work.push(if m.work.is_some() {
+                    record_work(m, &r.counters)
+                } else {
+                    r.work
+                });
                 profile.cpu_ns.push(r.cpu_ns);
             }
             _ => profile.unknown_records += 1,
@@ -414,7 +432,7 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
     for m in maps {
         let Some(sum) = sums.get(&m.module_id) else { continue };
         if m.work.is_some() {
-            continue; // work mode: the records' work words are the profile
+            continue; // work mode: the runs' work is the profile
         }
         let classes: Vec<&str> = m.opcodes.iter().map(|o| crate::costmodel::class_of(o)).collect();
         for f in &m.functions {
@@ -437,6 +455,20 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
         }
     }
     profile
+}
+
+/// The work of one run of a work-mode module: each counter times the work it stands for
+/// (wrapping: terms can be negative, the sum is not; 0 if it comes out negative, which only a
+/// run the map does not describe can give).
+fn record_work(m: &ProbeMap, counters: &[u64]) -> u64 {
+    let mut w: i128 = 0;
+    for f in &m.functions {
+        for (k, &(_, c)) in f.work.iter().flatten().enumerate() {
+            let n = counters.get(f.first as usize + k).copied().unwrap_or(0);
+            w += i128::from(c) * i128::from(n);
+        }
+    }
+    u64::try_from(w.max(0)).unwrap_or(u64::MAX)
 }
 
 /// One function's counts from its counters (the scheme's, then any checking ones).
@@ -673,6 +705,7 @@ mod tests {
             fallback: None,
             check_blocks: None,
             ops: Vec::new(),
+            work: None,
         };
         ProbeMap::new(vec![f], vec![], MapOptions::default())
     }

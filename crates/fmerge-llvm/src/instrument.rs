@@ -143,7 +143,7 @@ impl<'m> Value<'m> {
 
     /// Puts a counter update at each site: site `i` adds `updates[i].1` (wrapping) to word
     /// `updates[i].0` of the module's profile data ([`ProfileData::counter_word`] or
-    /// [`ProfileData::WORK_WORD`]). Sites refer to blocks and successor slots as
+    /// a header word). Sites refer to blocks and successor slots as
     /// [`Value::control_flow`] numbered them before this call. A `SplitEdge` site must name an
     /// edge that can be split (not into a funclet pad, not out of indirectbr/callbr) whose
     /// source has several successors and whose target has several predecessors; an edge into a
@@ -238,8 +238,6 @@ pub struct ProfileData<'m> {
 impl ProfileData<'_> {
     /// Header words before the counters.
     pub const HEADER_WORDS: u64 = 6;
-    /// The header word that accumulates work.
-    pub const WORK_WORD: u64 = 4;
     /// The word of counter `i`.
     pub fn counter_word(i: u64) -> u64 {
         Self::HEADER_WORDS + i

@@ -198,10 +198,11 @@ pub struct InstrumentArgs {
     /// run, that the optimal counters rebuild every block count exactly).
     #[arg(long, value_enum, default_value_t = ProbeKind::Optimal)]
     pub probes: ProbeKind,
-    /// What the program records: a count for every block and edge (counters), or one number,
-    /// its work (seed 001: Σ over blocks of the block's cost × its count, costs from
-    /// `--costs`), added up by the same probes, each adding the cost of the blocks its count
-    /// stands for. Work compares builds run on different inputs (`fmerge profile compare`);
+    /// What the program records: a count for every block and edge (counters), or its work
+    /// (seed 001: Σ over blocks of the block's cost × its count, costs from `--costs`): the
+    /// same probes, only those whose count stands for some work, each weighed by that work
+    /// when the profile is merged, so a run's work is one number. Work compares builds run on
+    /// different inputs (`fmerge profile compare`);
     /// instrument the unoptimized module so that the work of an input is the same in every
     /// build made from it.
     #[arg(long, value_enum, default_value_t = ModeKind::Counters)]

@@ -188,7 +188,7 @@ fn counts_do_not_depend_on_the_optimization_of_the_instrumented_module() {
     assert_eq!(profiles[1]["fib"], vec![89, 88, 89]);
 }
 
-/// Work mode: the one work word equals Σ over blocks of cost × count, the same sum the
+/// Work mode: a run's work equals Σ over blocks of cost × count, the same sum the
 /// counters of the same runs give (unit costs: IR instructions executed), through exits,
 /// longjmp, setjmp, exceptions and computed goto.
 #[test]
