@@ -155,8 +155,9 @@ def main():
         results[prog] = pr
     lines = ["# Comparing builds from runs on different inputs (bench/profiling/compare.py)", "",
              "Online: each build ran once on each of its own %d inputs; ratio B/A of mean work per CPU "
-             "second [95%% CI]. Timed: uninstrumented builds on fixed inputs, %d rounds; median CPU time "
-             "A / time B [95%% CI] (above 1: B faster)." % (args.inputs, args.rounds), "",
+             "second [95%% CI]. Timed: the same instrumented builds on one fixed input set, %d rounds; "
+             "median of the per-round CPU time ratios A / B [95%% CI] (above 1: B faster); the builds "
+             "made without instrumentation alongside." % (args.inputs, args.rounds), "",
              "| program | A vs B | online: B/A work per second | online verdict | timed (same builds): A/B time | timed verdict | agree | uninstrumented builds: A/B time |",
              "|---|---|---|---|---|---|---|---|"]
     for prog, pr in results.items():
