@@ -413,6 +413,48 @@ void fm_forget_memory_effects(LLVMModuleRef MRef) {
   }
 }
 
+// After counters were added: tells alias analysis that the program's own loads, stores and
+// memory intrinsics never touch the counters (the program cannot name the internal counters
+// global), so that the optimizer may keep a counter in a register through a loop that makes no
+// call, as LLVM's own instrumentation arranges for its counters. Counter accesses get
+// `!alias.scope` of one scope, every other load, store and memory intrinsic `!noalias` of it.
+// Calls get nothing: a call can run instrumented code.
+void fm_isolate_counters(LLVMModuleRef MRef, LLVMValueRef DataRef) {
+  Module *M = unwrap(MRef);
+  auto *Data = cast<GlobalVariable>(unwrap(DataRef));
+  MDBuilder MDB(M->getContext());
+  MDNode *Domain = MDB.createAnonymousAliasScopeDomain("fmerge counters");
+  MDNode *Scope = MDB.createAnonymousAliasScope(Domain, "fmerge counters");
+  MDNode *List = MDNode::get(M->getContext(), {Scope});
+  auto IsCounter = [&](Value *Ptr) {
+    return Ptr->stripInBoundsConstantOffsets() == Data;
+  };
+  for (Function &F : *M) {
+    if (F.isDeclaration())
+      continue;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB) {
+        Value *Ptr = nullptr;
+        if (auto *L = dyn_cast<LoadInst>(&I))
+          Ptr = L->getPointerOperand();
+        else if (auto *St = dyn_cast<StoreInst>(&I))
+          Ptr = St->getPointerOperand();
+        else if (auto *A = dyn_cast<AtomicRMWInst>(&I))
+          Ptr = A->getPointerOperand();
+        else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
+          Ptr = X->getPointerOperand();
+        else if (!isa<MemIntrinsic>(&I))
+          continue;
+        if (Ptr && IsCounter(Ptr)) {
+          I.setMetadata(LLVMContext::MD_alias_scope, List);
+        } else {
+          MDNode *Old = I.getMetadata(LLVMContext::MD_noalias);
+          I.setMetadata(LLVMContext::MD_noalias, Old ? MDNode::concatenate(Old, List) : List);
+        }
+      }
+  }
+}
+
 // LLVM's name of an instruction's opcode ("add", "load", ...): a static string.
 const char *fm_opcode_name(LLVMValueRef I) { return unwrap<Instruction>(I)->getOpcodeName(); }
 

@@ -48,6 +48,7 @@ unsafe extern "C" {
     pub fn fm_profile_runtime(m: LLVMModuleRef, data: LLVMValueRef);
     pub fn fm_opcode_name(i: LLVMValueRef) -> *const c_char;
     pub fn fm_forget_memory_effects(m: LLVMModuleRef);
+    pub fn fm_isolate_counters(m: LLVMModuleRef, data: LLVMValueRef);
     pub fn fm_set_function_profile(f: LLVMValueRef, entry: u64, edges: *const u64, n: usize);
     pub fn fm_set_profile_summary(
         m: LLVMModuleRef,

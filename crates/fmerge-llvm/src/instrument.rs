@@ -272,6 +272,14 @@ impl<'c> Module<'c> {
         unsafe { ffi::fm_forget_memory_effects(self.raw()) }
     }
 
+    /// After counters were added: the program's own memory accesses are marked as never
+    /// touching the counters (`!noalias` of a scope the counter accesses carry), so that the
+    /// optimizer may keep a counter in a register through a loop without calls.
+    pub fn isolate_counters(&self, data: ProfileData<'_>) {
+        // SAFETY: a live module and its own profile data global; the shim only sets metadata.
+        unsafe { ffi::fm_isolate_counters(self.raw(), data.global.raw()) }
+    }
+
     /// Sets the module's profile summary (what LLVM and fmerge call hot) from every entry
     /// count and block count of a profile.
     pub fn set_profile_summary(&self, entries: &[u64], counts: &[u64]) {

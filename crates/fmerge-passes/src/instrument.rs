@@ -179,6 +179,7 @@ pub fn instrument(
             .map_err(InstrumentError::Surgery)?;
     }
     module.forget_memory_effects();
+    module.isolate_counters(data);
     module.add_profile_runtime(data);
     Ok(map)
 }
