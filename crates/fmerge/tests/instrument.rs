@@ -28,6 +28,21 @@ fn run_with_profile(exe: &Path, args: &[&str], raw: Option<&Path>) -> (i32, Vec<
     (out.status.code().unwrap_or(-1), out.stdout)
 }
 
+/// `fmerge profile merge` of one raw file with the map `fmerge instrument` wrote next to
+/// `inst`; returns the profile as JSON.
+fn merge_profile(raw: &Path, inst: &Path, out: &Path) -> Value {
+    run_ok(
+        fmerge()
+            .args(["profile", "merge", "-q"])
+            .arg(raw)
+            .arg("--map")
+            .arg(inst.with_extension("fpmap"))
+            .arg("-o")
+            .arg(out),
+    );
+    serde_json::from_slice(&std::fs::read(out).unwrap()).unwrap()
+}
+
 /// Instruments `bc` with `extra` options, links it, runs every argument list, merges the
 /// records; returns the profile as JSON and the outputs of the runs.
 fn profile_of(
@@ -45,17 +60,7 @@ fn profile_of(
     run_ok(Command::new("clang++-22").arg(&inst).args(link_args).arg("-o").arg(&exe));
     let raw = d.join(format!("{tag}.profraw"));
     let outputs = runs.iter().map(|a| run_with_profile(&exe, a, Some(&raw))).collect();
-    let fprof = d.join(format!("{tag}.fprof"));
-    run_ok(
-        fmerge()
-            .args(["profile", "merge", "-q"])
-            .arg(&raw)
-            .arg("--map")
-            .arg(inst.with_extension("fpmap"))
-            .arg("-o")
-            .arg(&fprof),
-    );
-    (serde_json::from_slice(&std::fs::read(&fprof).unwrap()).unwrap(), outputs)
+    (merge_profile(&raw, &inst, &d.join(format!("{tag}.fprof"))), outputs)
 }
 
 fn blocks_by_function(p: &Value) -> BTreeMap<String, Vec<u64>> {
@@ -170,17 +175,7 @@ fn counts_do_not_depend_on_the_optimization_of_the_instrumented_module() {
         run_ok(Command::new("clang-22").arg(level).arg(&inst).arg("-o").arg(&exe));
         let raw = d.join(format!("{level}.profraw"));
         assert_eq!(run_with_profile(&exe, &["10"], Some(&raw)).1, b"55\n");
-        let fprof = d.join(format!("{level}.fprof"));
-        run_ok(
-            fmerge()
-                .args(["profile", "merge", "-q"])
-                .arg(&raw)
-                .arg("--map")
-                .arg(inst.with_extension("fpmap"))
-                .arg("-o")
-                .arg(&fprof),
-        );
-        let p: Value = serde_json::from_slice(&std::fs::read(&fprof).unwrap()).unwrap();
+        let p = merge_profile(&raw, &inst, &d.join(format!("{level}.fprof")));
         profiles.push(blocks_by_function(&p));
     }
     assert_eq!(profiles[0], profiles[1]);
@@ -329,16 +324,6 @@ fn bad_inputs_get_clear_errors() {
     let out = fmerge().arg("instrument").arg(&mac).arg("-o").arg(d.join("m.bc")).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Linux targets only"));
-}
-
-fn merged_names(report: &Value) -> Vec<String> {
-    report["merges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["originals"].as_array().unwrap().iter())
-        .map(|n| n.as_str().unwrap().to_string())
-        .collect()
 }
 
 #[test]

@@ -10,16 +10,6 @@ use common::*;
 use std::path::Path;
 use std::process::Command;
 
-fn merged_names(report: &serde_json::Value) -> Vec<String> {
-    report["merges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["originals"].as_array().unwrap().iter())
-        .map(|n| n.as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn merges_are_priced_by_the_work_they_add_within_the_slowdown_budget() {
     let dir = tempfile::tempdir().unwrap();

@@ -69,3 +69,14 @@ pub fn binary_text_bytes(file: &Path) -> u64 {
         .map(|s| s.size())
         .sum()
 }
+
+/// The names of every function a report's merges merged away or into a shared body.
+pub fn merged_names(report: &serde_json::Value) -> Vec<String> {
+    report["merges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["originals"].as_array().unwrap().iter())
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}
