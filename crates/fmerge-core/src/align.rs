@@ -51,6 +51,7 @@
 //! aligned by one NW. Quadratic in function size, so meant for small functions.
 
 use crate::ir::{FuncData, ModuleTables, Operand, TypeKind, opcode};
+use std::collections::HashMap;
 
 /// One entry of a pairwise alignment. Indices are positions in the aligned sequences (for
 /// [`align_blocks`] they are instruction indices of the two functions).
@@ -272,6 +273,26 @@ pub struct FunctionAlignment {
     /// Right blocks in layout order (paired or alone), then the unpaired left blocks.
     pub blocks: Vec<BlockAlignment>,
     pub stats: AlignStats,
+}
+
+impl FunctionAlignment {
+    /// The pairs the alignment made: matched instructions (left → right) and paired blocks
+    /// (left → right).
+    pub fn pairs(&self) -> (HashMap<u32, u32>, HashMap<u32, u32>) {
+        let mut matched = HashMap::new();
+        let mut paired = HashMap::new();
+        for b in &self.blocks {
+            if let BlockAlignment::Paired { left, right, insts } = b {
+                paired.insert(*left, *right);
+                for e in insts {
+                    if let AlignEntry::Match(i, j) = *e {
+                        matched.insert(i, j);
+                    }
+                }
+            }
+        }
+        (matched, paired)
+    }
 }
 
 /// Instructions of block `b` that take part in alignment (not phis, not landing pads).

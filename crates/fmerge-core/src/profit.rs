@@ -81,19 +81,7 @@ pub fn predict_merged_units(
 ) -> i64 {
     use crate::align::{AlignEntry, BlockAlignment};
     use crate::ir::Operand;
-    use std::collections::HashMap;
-    let mut matched: HashMap<u32, u32> = HashMap::new();
-    let mut paired: HashMap<u32, u32> = HashMap::new();
-    for b in &align.blocks {
-        if let BlockAlignment::Paired { left, right, insts } = b {
-            paired.insert(*left, *right);
-            for e in insts {
-                if let AlignEntry::Match(i, j) = *e {
-                    matched.insert(i, j);
-                }
-            }
-        }
-    }
+    let (matched, paired) = align.pairs();
     let same = |x: Operand, y: Operand| match (x, y) {
         (Operand::Inst(a), Operand::Inst(b)) => matched.get(&a) == Some(&b),
         (Operand::Block(a), Operand::Block(b)) => paired.get(&a) == Some(&b),

@@ -24,7 +24,6 @@
 
 use crate::align::{AlignEntry, BlockAlignment, FunctionAlignment};
 use crate::ir::{FuncData, Operand};
-use std::collections::HashMap;
 
 /// A thunk's jump (`tail call` becomes `jmp`), per call.
 pub const THUNK_WORK: u64 = 1;
@@ -78,16 +77,9 @@ pub fn similar_body_work(
     cf: &[u64],
     cg: &[u64],
 ) -> u64 {
-    let mut matched: HashMap<u32, u32> = HashMap::new();
-    let mut paired: HashMap<u32, u32> = HashMap::new();
+    let (mut matched, paired) = align.pairs();
     for b in &align.blocks {
-        if let BlockAlignment::Paired { left, right, insts } = b {
-            paired.insert(*left, *right);
-            for e in insts {
-                if let AlignEntry::Match(i, j) = *e {
-                    matched.insert(i, j);
-                }
-            }
+        if let BlockAlignment::Paired { left, right, .. } = b {
             // The alignment leaves phis out; the merged body shares one phi between a phi of
             // the second function and the first phi of the first with the same type, in order
             // (`similar::codegen`), so their uses need no select.
