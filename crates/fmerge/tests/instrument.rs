@@ -341,21 +341,7 @@ fn opt_with_fmerge_profile_keeps_the_hot_function_out_like_clang_pgo() {
         .find(|f| f["name"] == "stats_hot")
         .expect("stats_hot in the profile");
     assert_eq!(hot["entries"], 20000);
-    let opt = |args: &[&str], name: &str| {
-        let (out, rep) = (d.join(format!("{name}.bc")), d.join(format!("{name}.json")));
-        run_ok(
-            fmerge()
-                .arg("opt")
-                .arg(&bc)
-                .args(["-q", "-o"])
-                .arg(&out)
-                .arg("--report")
-                .arg(&rep)
-                .args(args),
-        );
-        verify(&out);
-        serde_json::from_slice::<Value>(&std::fs::read(&rep).unwrap()).unwrap()
-    };
+    let opt = |args: &[&str], name: &str| opt_with_report(&bc, &d.join(format!("{name}.bc")), args);
     let fprof = d.join("train.fprof");
     let guided = opt(&["--profile", fprof.to_str().unwrap()], "guided");
     let merged = merged_names(&guided);

@@ -38,22 +38,12 @@ fn merges_are_priced_by_the_work_they_add_within_the_slowdown_budget() {
     let expected = execute(&unmerged_exe);
 
     let opt = |args: &[&str], name: &str| {
-        let (out, rep) = (d.join(format!("{name}.bc")), d.join(format!("{name}.json")));
-        run_ok(
-            fmerge()
-                .arg("opt")
-                .arg(&bc)
-                .args(["-q", "-o"])
-                .arg(&out)
-                .arg("--report")
-                .arg(&rep)
-                .args(args),
-        );
-        verify(&out);
+        let out = d.join(format!("{name}.bc"));
+        let report = opt_with_report(&bc, &out, args);
         let exe = d.join(name);
         link(&out, &exe);
         assert_eq!(execute(&exe), expected, "{name}: the program behaves differently");
-        serde_json::from_slice::<serde_json::Value>(&std::fs::read(&rep).unwrap()).unwrap()
+        report
     };
 
     let merge_of = |r: &serde_json::Value, name: &str| {

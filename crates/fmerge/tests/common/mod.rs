@@ -80,3 +80,21 @@ pub fn merged_names(report: &serde_json::Value) -> Vec<String> {
         .map(|n| n.as_str().unwrap().to_string())
         .collect()
 }
+
+/// `fmerge opt IN -o OUT --report OUT.json ARGS`, the output checked by LLVM's verifier;
+/// returns the report.
+pub fn opt_with_report(input: &Path, out: &Path, args: &[&str]) -> serde_json::Value {
+    let rep = out.with_extension("json");
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(input)
+            .args(["-q", "-o"])
+            .arg(out)
+            .arg("--report")
+            .arg(&rep)
+            .args(args),
+    );
+    verify(out);
+    serde_json::from_slice(&std::fs::read(&rep).unwrap()).unwrap()
+}
