@@ -295,19 +295,10 @@ fn skip_reason(f: Value<'_>) -> Option<&'static str> {
 }
 
 /// The CFG probe placement sees, with the edges that can carry no counter pinned.
-fn cfg_of(flow: &ControlFlow) -> Cfg {
-    let mut succ_slots = vec![0u32; flow.blocks];
-    let mut pred_slots = vec![0u32; flow.blocks];
-    for &(a, b) in &flow.edges {
-        succ_slots[a as usize] += 1;
-        pred_slots[b as usize] += 1;
-    }
-    let pinned = flow
-        .edges
-        .iter()
-        .enumerate()
-        .filter(|&(_, &(a, b))| edge_site(flow, &succ_slots, &pred_slots, a, b, 0).is_none())
-        .map(|(i, _)| i as u32)
+fn cfg_of(flow: &ControlFlow, slots: &Slots) -> Cfg {
+    let pinned = (0..flow.edges.len())
+        .filter(|&i| edge_site(flow, slots, i).is_none())
+        .map(|i| i as u32)
         .collect();
     let blocks_where = |p: fn(fmerge_llvm::instrument::BlockFacts) -> bool| {
         (0..flow.blocks as u32).filter(|&b| p(flow.facts[b as usize])).collect()
@@ -323,34 +314,57 @@ fn cfg_of(flow: &ControlFlow) -> Cfg {
     }
 }
 
-/// Where a counter on edge `a → b` (successor slot `slot` of `a`) can sit, if anywhere.
-fn edge_site(
-    flow: &ControlFlow,
-    succ_slots: &[u32],
-    pred_slots: &[u32],
-    a: u32,
-    b: u32,
-    slot: u32,
-) -> Option<CounterSite> {
+/// Successor slots and predecessor slots of each block, and each edge's successor slot.
+struct Slots {
+    succ: Vec<u32>,
+    pred: Vec<u32>,
+    slot_of: Vec<u32>,
+}
+
+impl Slots {
+    fn of(flow: &ControlFlow) -> Slots {
+        let mut s = Slots {
+            succ: vec![0; flow.blocks],
+            pred: vec![0; flow.blocks],
+            slot_of: Vec::with_capacity(flow.edges.len()),
+        };
+        for &(a, b) in &flow.edges {
+            s.slot_of.push(s.succ[a as usize]);
+            s.succ[a as usize] += 1;
+            s.pred[b as usize] += 1;
+        }
+        s
+    }
+}
+
+/// Where a counter on edge `i` (`a → b`) can sit, if anywhere.
+fn edge_site(flow: &ControlFlow, slots: &Slots, i: usize) -> Option<CounterSite> {
+    let (a, b) = flow.edges[i];
     let (fa, fb) = (flow.facts[a as usize], flow.facts[b as usize]);
-    if succ_slots[a as usize] == 1 && !fa.call_terminator() {
+    if slots.succ[a as usize] == 1 && !fa.call_terminator() {
         Some(CounterSite::BeforeTerminator(a))
-    } else if pred_slots[b as usize] == 1 && b != 0 {
+    } else if slots.pred[b as usize] == 1 && b != 0 {
         Some(CounterSite::BlockStart(b))
     } else if !fa.unsplittable_out() && !fb.eh_pad() {
-        Some(CounterSite::SplitEdge(a, slot))
+        Some(CounterSite::SplitEdge(a, slots.slot_of[i]))
     } else {
         None
     }
 }
 
+/// The blocks reachable from the entry (the ones a counter per block counts).
+fn live_blocks(cfg: &Cfg) -> Vec<u32> {
+    let live = cfg.reachable();
+    (0..cfg.blocks as u32).filter(|&b| live[b as usize]).collect()
+}
+
 /// Placement and counter sites of one function.
 fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes, Vec<CounterSite>) {
-    let cfg = cfg_of(flow);
+    let slots = Slots::of(flow);
+    let cfg = cfg_of(flow, &slots);
     let hash = cfg_hash(&cfg);
     let blocks_scheme = |cfg: Cfg, fallback: Option<String>| {
-        let live = cfg.reachable();
-        let blocks: Vec<u32> = (0..cfg.blocks as u32).filter(|&b| live[b as usize]).collect();
+        let blocks = live_blocks(&cfg);
         let sites = blocks.iter().map(|&b| CounterSite::BlockStart(b)).collect();
         let fp = FunctionProbes {
             name: name.to_string(),
@@ -374,6 +388,7 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
         return blocks_scheme(cfg, Some(why.to_string()));
     }
     let placement = probes::place(&cfg);
+    // Taken out first: the fallback consumes `cfg`, which the iterator borrows.
     let probed_pinned = placement.probed_pinned(&cfg).next();
     if let Some(e) = probed_pinned {
         let (a, b) = cfg.edges[e as usize];
@@ -383,22 +398,12 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
         );
         return blocks_scheme(cfg, Some(why));
     }
-    let mut succ_slots = vec![0u32; flow.blocks];
-    let mut pred_slots = vec![0u32; flow.blocks];
-    let mut slot_of = Vec::with_capacity(flow.edges.len());
-    for &(a, b) in &flow.edges {
-        slot_of.push(succ_slots[a as usize]);
-        succ_slots[a as usize] += 1;
-        pred_slots[b as usize] += 1;
-    }
     let sites: Vec<FlowEdge> = placement.sites().collect();
-    let counter_sites = sites
+    let mut counter_sites: Vec<CounterSite> = sites
         .iter()
         .map(|s| match *s {
             FlowEdge::Real(i) => {
-                let (a, b) = flow.edges[i as usize];
-                edge_site(flow, &succ_slots, &pred_slots, a, b, slot_of[i as usize])
-                    .expect("pinned edges are never probed here")
+                edge_site(flow, &slots, i as usize).expect("pinned edges are never probed here")
             }
             FlowEdge::Exit(x) => CounterSite::BeforeTerminator(x),
             FlowEdge::Entry => CounterSite::BlockStart(0),
@@ -416,10 +421,8 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
         ops: Vec::new(),
         work: None,
     };
-    let mut counter_sites: Vec<CounterSite> = counter_sites;
     if probes_kind == Probes::Check {
-        let live = fp.cfg.reachable();
-        let blocks: Vec<u32> = (0..fp.cfg.blocks as u32).filter(|&b| live[b as usize]).collect();
+        let blocks = live_blocks(&fp.cfg);
         counter_sites.extend(blocks.iter().map(|&b| CounterSite::BlockStart(b)));
         fp.check_blocks = Some(blocks);
     }
