@@ -109,9 +109,9 @@ pub enum CounterSite {
 pub use fmerge_core::profdata::RAW_MAGIC;
 
 impl<'m> Value<'m> {
-    /// The function's control flow with static weights; `calls` is the analysis of the
-    /// function's module.
-    pub fn control_flow(self, calls: &ComebackAnalysis<'_>) -> ControlFlow {
+    /// The number of blocks and the edges, one per successor slot (blocks by index, in block
+    /// order then slot order): the control flow without analyses.
+    pub fn cfg_edges(self) -> (usize, Vec<(u32, u32)>) {
         assert!(self.is_function() && !self.is_declaration());
         let blocks = self.blocks();
         let index: HashMap<Block<'m>, u32> =
@@ -122,23 +122,25 @@ impl<'m> Value<'m> {
                 edges.push((i as u32, index[&s]));
             }
         }
+        (blocks.len(), edges)
+    }
+
+    /// The function's control flow with static weights; `calls` is the analysis of the
+    /// function's module.
+    pub fn control_flow(self, calls: &ComebackAnalysis<'_>) -> ControlFlow {
+        let (blocks, edges) = self.cfg_edges();
         let mut weights = vec![0.0; edges.len()];
         // SAFETY: a live function definition (checked); the shim builds its own analyses and
         // writes at most `weights.len()` values.
         let n = unsafe { ffi::fm_edge_weights(self.raw(), weights.as_mut_ptr(), weights.len()) };
         assert_eq!(n, edges.len(), "successor slots counted twice differently");
-        let mut facts = vec![0u32; blocks.len()];
+        let mut facts = vec![0u32; blocks];
         // SAFETY: as above, with a live analysis of the same module (both borrow it); at most
         // `facts.len()` values written.
         unsafe {
             ffi::fm_block_facts(self.raw(), calls.raw.as_ptr(), facts.as_mut_ptr(), facts.len())
         };
-        ControlFlow {
-            blocks: blocks.len(),
-            edges,
-            weights,
-            facts: facts.into_iter().map(BlockFacts).collect(),
-        }
+        ControlFlow { blocks, edges, weights, facts: facts.into_iter().map(BlockFacts).collect() }
     }
 
     /// Puts a counter update at each site: site `i` adds `updates[i].1` (wrapping) to word

@@ -454,7 +454,6 @@ pub fn apply_profile(module: &Module<'_>, profile: &Profile) -> ProfileUse {
     let mut used = ProfileUse::default();
     let mut entries = Vec::new();
     let mut counts = Vec::new();
-    let calls = module.comeback_analysis(true);
     for f in module.functions() {
         if f.is_declaration() {
             continue;
@@ -464,9 +463,9 @@ pub fn apply_profile(module: &Module<'_>, profile: &Profile) -> ProfileUse {
             used.missing += 1;
             continue;
         };
-        let flow = f.control_flow(&calls);
-        let hash =
-            cfg_hash(&Cfg { blocks: flow.blocks, edges: flow.edges.clone(), ..Cfg::default() });
+        // Only the shape is compared: no frequency or call analysis needed.
+        let (blocks, edges) = f.cfg_edges();
+        let hash = cfg_hash(&Cfg { blocks, edges, ..Cfg::default() });
         let matching: Vec<_> = cands.iter().filter(|c| c.cfg_hash == hash).collect();
         let [p] = matching.as_slice() else {
             used.stale.push(name);
