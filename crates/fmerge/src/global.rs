@@ -3,19 +3,13 @@
 //! them in parallel).
 
 use crate::cli::{ApplyArgs, CombineArgs, EmitKind, SummarizeArgs};
+use crate::input::read_file;
 use anyhow::{Context, Result};
 use fmerge_core::global::{CostModel, MergeInfo, ModuleSummary, combine};
 use fmerge_llvm::output::{Emit, write_atomically, write_module};
 use fmerge_llvm::{Llvm, LlvmError, Target};
 use std::io::Write;
 use std::path::Path;
-
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => LlvmError::NotFound { path: path.to_path_buf() }.into(),
-        _ => anyhow::Error::from(LlvmError::Io { path: path.to_path_buf(), source: e }),
-    })
-}
 
 pub fn summarize(args: SummarizeArgs) -> Result<()> {
     let llvm = Llvm::new();
@@ -43,7 +37,7 @@ pub fn summarize(args: SummarizeArgs) -> Result<()> {
 pub fn combine_cmd(args: CombineArgs) -> Result<()> {
     let mut summaries = Vec::with_capacity(args.inputs.len());
     for path in &args.inputs {
-        let bytes = read(path)?;
+        let bytes = read_file(path)?;
         summaries.push(
             ModuleSummary::from_bytes(&bytes)
                 .with_context(|| format!("reading {}", path.display()))?,
@@ -84,7 +78,7 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
     if args.outline && args.emit != EmitKind::Obj {
         anyhow::bail!("--outline applies to object files: add --emit obj");
     }
-    let bytes = read(&args.info)?;
+    let bytes = read_file(&args.info)?;
     let info = MergeInfo::from_bytes(&bytes)
         .with_context(|| format!("reading {}", args.info.display()))?;
     let llvm = Llvm::new();
@@ -156,7 +150,7 @@ fn merge_codegen_data(inputs: &[std::path::PathBuf], out: &Path) -> Result<()> {
 /// is one (its magic number) so that a wrong path is an error, not a build without global
 /// outlining.
 fn check_codegen_data(path: &Path) -> Result<()> {
-    let bytes = read(path)?;
+    let bytes = read_file(path)?;
     if !bytes.starts_with(b"\xffcgdata\x81") {
         return Err(fmerge_core::profdata::Error::Format(format!(
             "{} is not LLVM codegen data (write it with `fmerge combine --outline-data`)",

@@ -33,3 +33,16 @@ pub fn load_one<'c>(llvm: &'c Llvm, path: &Path) -> Result<Module<'c>> {
     crate::supervise::note_read(path);
     Ok(module)
 }
+
+/// Reads a file that is not a module (summaries, merge information, profiles, maps): a
+/// missing file is `NotFound` (exit 3), other failures `Io`.
+pub fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            fmerge_llvm::LlvmError::NotFound { path: path.to_path_buf() }.into()
+        }
+        _ => {
+            anyhow::Error::from(fmerge_llvm::LlvmError::Io { path: path.to_path_buf(), source: e })
+        }
+    })
+}

@@ -5,25 +5,19 @@ use crate::cli::{
     ClockKind, EmitKind, InstrumentArgs, ModeKind, ProbeKind, ProfileCompareArgs, ProfileFitArgs,
     ProfileMergeArgs, ProfileShowArgs,
 };
+use crate::input::read_file;
 use anyhow::{Context, Result};
 use fmerge_core::costmodel::{self, CostTable, TrainingRun};
 use fmerge_core::profdata::{self, ProbeMap, Profile, RAW_MAGIC};
 use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
-use fmerge_llvm::{Llvm, LlvmError, Target};
+use fmerge_llvm::{Llvm, Target};
 use fmerge_passes::instrument::{InstrumentOptions, Probes, Relax};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
-fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => LlvmError::NotFound { path: path.to_path_buf() }.into(),
-        _ => anyhow::Error::from(LlvmError::Io { path: path.to_path_buf(), source: e }),
-    })
-}
-
 fn read_text(path: &Path) -> Result<String> {
-    String::from_utf8(read(path)?).map_err(|_| {
+    String::from_utf8(read_file(path)?).map_err(|_| {
         profdata::Error::Format(format!("{} is not a text (JSON) file", path.display())).into()
     })
 }
@@ -170,7 +164,7 @@ pub fn merge(args: ProfileMergeArgs) -> Result<()> {
     let mut records = Vec::new();
     let mut earlier = Vec::new();
     for p in &args.inputs {
-        let bytes = read(p)?;
+        let bytes = read_file(p)?;
         if bytes.len() >= 8 && bytes[..8] == RAW_MAGIC.to_le_bytes() {
             records.extend(
                 profdata::read_raw(&bytes).with_context(|| format!("reading {}", p.display()))?,
