@@ -5,7 +5,7 @@ Subcommands (see README.md next to this file):
   fetch [PROGRAM...]            download + verify + extract the pinned crates
   build [PROGRAM...]            per-file .bc, linked <prog>.bc, executable,
                                 native reference build and expected/ outputs
-  smoke PROGRAM [--exe E | --bc M]
+  smoke PROGRAM [--exe E | --bc M | --obj O]
                                 run the smoke workload, compare with expected/
   link PROGRAM IN.bc -o EXE     turn a (merged) whole-program module into an
                                 executable with the reference link recipe
@@ -63,8 +63,14 @@ LLC = os.environ.get("FMERGE_LLC", "llc-22")
 LLVM_SIZE = os.environ.get("FMERGE_LLVM_SIZE", "llvm-size-22")
 LLVM_DIS = os.environ.get("FMERGE_LLVM_DIS", "llvm-dis-22")
 
+# Optimization level of every compile: -Os, or -Oz ($FMERGE_CORPUS_OPT=z) for the builds that
+# want minsize functions (AArch64's frame helpers apply only there). Give an -Oz corpus its
+# own --out directory.
+OPT_LEVEL = os.environ.get("FMERGE_CORPUS_OPT", "s")
+if OPT_LEVEL not in ("s", "z"):
+    sys.exit(f"corpus: FMERGE_CORPUS_OPT must be s or z, not {OPT_LEVEL!r}")
 # Flags shared by every C/C++ compile (bitcode and native reference build).
-BASE_CFLAGS = ["-Os", "-g0", "-w"]
+BASE_CFLAGS = [f"-O{OPT_LEVEL}", "-g0", "-w"]
 # Targets.  x86_64 is the host.  Other targets are cross-compiled and their
 # executables run under qemu-user; their reference outputs (expected/) are
 # recorded from their own native cross build, run under the same emulator.
@@ -818,7 +824,7 @@ def build_rust(prog: Program, pdir: Path, jobs: int, native: bool) -> dict:
         "CARGO_TARGET_DIR": str(target),
         "CARGO_PROFILE_RELEASE_LTO": "fat",
         "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "1",
-        "CARGO_PROFILE_RELEASE_OPT_LEVEL": "s",
+        "CARGO_PROFILE_RELEASE_OPT_LEVEL": OPT_LEVEL,
         "CARGO_PROFILE_RELEASE_STRIP": "false",
         "CARGO_PROFILE_RELEASE_DEBUG": "0",
         "CARGO_PROFILE_RELEASE_INCREMENTAL": "false",
@@ -871,7 +877,7 @@ def build_rust_cgu(prog: Program, pdir: Path, jobs: int) -> dict:
         "CARGO_TARGET_DIR": str(pdir / "cargo-target-cgu"),
         "CARGO_PROFILE_RELEASE_LTO": "off",
         "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
-        "CARGO_PROFILE_RELEASE_OPT_LEVEL": "s",
+        "CARGO_PROFILE_RELEASE_OPT_LEVEL": OPT_LEVEL,
         "CARGO_PROFILE_RELEASE_STRIP": "false",
         "CARGO_PROFILE_RELEASE_DEBUG": "0",
         "CARGO_PROFILE_RELEASE_INCREMENTAL": "false",
@@ -1250,6 +1256,18 @@ def cmd_smoke(args) -> int:
                 log(str(e))
                 return 3
             return smoke(prog, exe, out, verbose=args.verbose)
+    if args.obj:
+        # An object file of the whole program made elsewhere (e.g. `fmerge opt --emit obj`):
+        # the reference recipe's link step only.
+        with tempfile.TemporaryDirectory(prefix="fmerge-link-") as td:
+            exe = Path(td) / prog.name
+            try:
+                run([prog.linker, *target_flags(), Path(args.obj).resolve(), "-o", exe, *args.link_flag,
+                     *prog.libs])
+            except BuildError as e:
+                log(str(e))
+                return 3
+            return smoke(prog, exe, out, verbose=args.verbose)
     if args.bc:
         with tempfile.TemporaryDirectory(prefix="fmerge-link-") as td:
             exe = Path(td) / prog.name
@@ -1386,12 +1404,14 @@ def main(argv=None) -> int:
     g = s.add_mutually_exclusive_group()
     g.add_argument("--exe")
     g.add_argument("--bc", help="link this whole-program module first (same recipe as `link`)")
+    g.add_argument("--obj", help="link this whole-program object file first (the recipe's link step)")
     g.add_argument("--modules-dir", help="separate compilation: link the modules of modules.json found in this "
                    "directory first (same recipe as `link-modules`)")
     s.add_argument("--codegen", choices=["llc", "clang-Os"], default="llc")
     s.add_argument("--llc-flag", action="append", default=[], help="with --bc: extra llc-22 flag (repeatable; "
                    "write --llc-flag=-X)")
-    s.add_argument("--link-flag", action="append", default=[], help="with --bc: extra link driver flag (repeatable)")
+    s.add_argument("--link-flag", action="append", default=[], help="with --bc or --obj: extra link driver flag "
+                   "(repeatable)")
     s.add_argument("-v", "--verbose", action="store_true")
     s.add_argument("--record", action="store_true",
                    help="re-record the reference outputs (with --exe, or the native build) instead of comparing")

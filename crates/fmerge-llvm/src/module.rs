@@ -44,10 +44,16 @@ fn install_fatal_error_handler() {
             // SAFETY: LLVM passes a NUL-terminated message that lives for this call.
             unsafe { std::ffi::CStr::from_ptr(reason) }.to_string_lossy().into_owned()
         };
+        // The machine verifier (`--verify-machine-code`) ends with "Found N machine code
+        // errors." after printing what it found.
+        let why = if reason.contains("machine code errors") {
+            "LLVM's machine verifier rejected the code LLVM generated (reported above)"
+        } else {
+            "the input uses something LLVM 22 cannot compile for this target"
+        };
         eprintln!(
             "fmerge: error: LLVM stopped with a fatal error: {reason}\n\
-             fmerge: the input uses something LLVM 22 cannot compile for this target; \
-             no output was written"
+             fmerge: {why}; no output was written"
         );
         // `_exit`, not `exit`: other threads may be inside LLVM, and running its static
         // destructors under them could turn this clean exit into a crash.

@@ -44,26 +44,58 @@ pub enum Outlining {
     Global(std::path::PathBuf),
 }
 
-/// Runs LLVM's machine outliner in every code generation of this process from now on (on every
-/// function, whatever the target's default), in the given way: measurements then price merges
-/// with the outliner on, and object files are outlined. LLVM keeps these switches in
-/// process-wide options, parsed once: the first call decides (fmerge runs one command per
-/// process). For fmerge's own process only: inside a compiler or linker that loaded the plugin
-/// it does nothing and returns false.
-pub fn enable_machine_outliner_with(how: Outlining) -> bool {
+/// The switches of this process's code generation that LLVM keeps in process-wide options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CodeGenSwitches {
+    /// Run LLVM's machine outliner on every function (whatever the target's default), in this
+    /// way.
+    pub outlining: Option<Outlining>,
+    /// AArch64 frame helpers (`-homogeneous-prolog-epilog`): the callee-saved register saves
+    /// and restores of a function's prologue and epilogue become calls of shared helper
+    /// functions (`OUTLINED_FUNCTION_PROLOG_*`, `OUTLINED_FUNCTION_EPILOG_*`, linkonce_odr, so
+    /// the linker keeps one of each). LLVM applies them only to `minsize` functions (clang
+    /// -Oz), only on AArch64, and not with Windows unwinding, SVE stack or variable-sized
+    /// frames; elsewhere the switch changes nothing.
+    pub frame_helpers: bool,
+    /// Check the machine code after every code generation pass (`-verify-machineinstrs`):
+    /// what the outliner and the frame helpers make included. LLVM ends the process with
+    /// "Bad machine code" and its own error message when a check fails.
+    pub verify_machine_code: bool,
+}
+
+/// Sets the switches of every code generation of this process from now on: measurements then
+/// price with them, and object files are made with them. LLVM keeps them in process-wide
+/// options, parsed once: the first call decides (fmerge runs one command per process), later
+/// calls return false. For fmerge's own process only: inside a compiler or linker that loaded
+/// the plugin it does nothing and returns false.
+pub fn set_code_generation(switches: &CodeGenSwitches) -> bool {
     if crate::plugin::is_hosted() {
         return false;
     }
     static ONCE: Once = Once::new();
+    let mut first = false;
     ONCE.call_once(|| {
-        let mut args = vec!["fmerge".to_string(), "-enable-machine-outliner".to_string()];
-        match &how {
-            Outlining::Local => {}
-            Outlining::Record => args.push("-codegen-data-generate".into()),
-            Outlining::Global(path) => {
-                args.push(format!("-codegen-data-use-path={}", path.display()));
-                args.push("-append-content-hash-outlined-name".into());
+        first = true;
+        let mut args = vec!["fmerge".to_string()];
+        if let Some(how) = &switches.outlining {
+            args.push("-enable-machine-outliner".into());
+            match how {
+                Outlining::Local => {}
+                Outlining::Record => args.push("-codegen-data-generate".into()),
+                Outlining::Global(path) => {
+                    args.push(format!("-codegen-data-use-path={}", path.display()));
+                    args.push("-append-content-hash-outlined-name".into());
+                }
             }
+        }
+        if switches.frame_helpers {
+            args.push("-homogeneous-prolog-epilog".into());
+        }
+        if switches.verify_machine_code {
+            args.push("-verify-machineinstrs".into());
+        }
+        if args.len() == 1 {
+            return;
         }
         let args: Vec<std::ffi::CString> =
             args.into_iter().map(|a| crate::module::c_string(&a)).collect();
@@ -78,12 +110,7 @@ pub fn enable_machine_outliner_with(how: Outlining) -> bool {
             )
         }
     });
-    true
-}
-
-/// [`enable_machine_outliner_with`] `Local`: as `llc-22 -enable-machine-outliner`.
-pub fn enable_machine_outliner() -> bool {
-    enable_machine_outliner_with(Outlining::Local)
+    first
 }
 
 /// The triple code is generated for when neither the module nor the user names one.

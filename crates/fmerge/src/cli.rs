@@ -355,6 +355,16 @@ pub struct SummarizeArgs {
     /// (LLVM's codegen data); give these files to `combine --outline-data`.
     #[arg(long, value_name = "FILE.o")]
     pub outline_data: Option<PathBuf>,
+    /// No AArch64 frame helpers in the round-1 object file (as `apply --no-frame-helpers`: both rounds must agree). By default the callee-saved register saves
+    /// and restores of `minsize` functions (clang -Oz) become calls of shared helpers
+    /// (LLVM's `-homogeneous-prolog-epilog`); other targets and functions are unaffected.
+    #[arg(long)]
+    pub no_frame_helpers: bool,
+    /// Check the machine code LLVM generates after every pass (`-verify-machineinstrs`),
+    /// outlined functions and frame helpers included. A failed check ends fmerge with LLVM's
+    /// "Bad machine code" report and exit status 1, and nothing is written. Slower.
+    #[arg(long)]
+    pub verify_machine_code: bool,
 }
 
 #[derive(Args, Debug)]
@@ -411,6 +421,16 @@ pub struct ApplyArgs {
     /// Stale data is harmless: it can only make outlining find less or more.
     #[arg(long, value_name = "merge.cgdata", requires = "outline")]
     pub outline_data: Option<PathBuf>,
+    /// No AArch64 frame helpers in the object file (`--emit obj`). By default the callee-saved register saves
+    /// and restores of `minsize` functions (clang -Oz) become calls of shared helpers
+    /// (LLVM's `-homogeneous-prolog-epilog`); other targets and functions are unaffected.
+    #[arg(long)]
+    pub no_frame_helpers: bool,
+    /// Check the machine code LLVM generates after every pass (`-verify-machineinstrs`),
+    /// outlined functions and frame helpers included. A failed check ends fmerge with LLVM's
+    /// "Bad machine code" report and exit status 1, and nothing is written. Slower.
+    #[arg(long)]
+    pub verify_machine_code: bool,
 }
 
 #[derive(Args, Debug)]
@@ -511,6 +531,16 @@ pub struct OptArgs {
     /// worse).
     #[arg(long)]
     pub outline: bool,
+    /// No AArch64 frame helpers in the object file (`--emit obj`). By default the callee-saved register saves
+    /// and restores of `minsize` functions (clang -Oz) become calls of shared helpers
+    /// (LLVM's `-homogeneous-prolog-epilog`); other targets and functions are unaffected.
+    #[arg(long)]
+    pub no_frame_helpers: bool,
+    /// Check the machine code LLVM generates after every pass (`-verify-machineinstrs`),
+    /// outlined functions and frame helpers included. A failed check ends fmerge with LLVM's
+    /// "Bad machine code" report and exit status 1, and nothing is written. Slower.
+    #[arg(long)]
+    pub verify_machine_code: bool,
     /// Commit only the first N merges (numbered 1, 2, ... in the deterministic order the
     /// stages commit them; `--report` lists each merge's `seq`), like LLVM's
     /// `-opt-bisect-limit`. 0 commits none. `fmerge bisect` searches over it.
@@ -562,6 +592,16 @@ pub struct SizeArgs {
     /// -enable-machine-outliner`).
     #[arg(long)]
     pub outline: bool,
+    /// Measure without AArch64 frame helpers. By default the callee-saved register saves
+    /// and restores of `minsize` functions (clang -Oz) become calls of shared helpers
+    /// (LLVM's `-homogeneous-prolog-epilog`); other targets and functions are unaffected.
+    #[arg(long)]
+    pub no_frame_helpers: bool,
+    /// Check the machine code LLVM generates after every pass (`-verify-machineinstrs`),
+    /// outlined functions and frame helpers included. A failed check ends fmerge with LLVM's
+    /// "Bad machine code" report and exit status 1, and nothing is written. Slower.
+    #[arg(long)]
+    pub verify_machine_code: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

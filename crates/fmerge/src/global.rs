@@ -7,6 +7,7 @@ use crate::input::read_file;
 use anyhow::{Context, Result};
 use fmerge_core::global::{CostModel, MergeInfo, ModuleSummary, combine};
 use fmerge_llvm::output::{Emit, write_atomically, write_module};
+use fmerge_llvm::target::{CodeGenSwitches, Outlining, set_code_generation};
 use fmerge_llvm::{Llvm, LlvmError, Target};
 use std::io::Write;
 use std::path::Path;
@@ -21,7 +22,11 @@ pub fn summarize(args: SummarizeArgs) -> Result<()> {
         // Round 1 of global outlining: the object as `apply --emit obj --outline` would make
         // it (before apply's changes: the recorded sequences are hints, stale ones harmless),
         // compiled before summarizing, which adds scratch copies of functions to the module.
-        fmerge_llvm::target::enable_machine_outliner_with(fmerge_llvm::target::Outlining::Record);
+        set_code_generation(&CodeGenSwitches {
+            outlining: Some(Outlining::Record),
+            frame_helpers: !args.no_frame_helpers,
+            verify_machine_code: args.verify_machine_code,
+        });
         let mut obj_target = Target::for_object_file(&module, args.target.as_deref())?;
         obj_target.set_function_sections(true);
         write_module(&module, path, Emit::Object, &obj_target)?;
@@ -95,18 +100,19 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
             target = Target::for_object_file(&module, args.target.as_deref())?;
             // The linker folds the copies section by section.
             target.set_function_sections(true);
-            match (&args.outline, &args.outline_data) {
-                (false, _) => {}
-                (true, None) => {
-                    fmerge_llvm::target::enable_machine_outliner();
-                }
+            let outlining = match (&args.outline, &args.outline_data) {
+                (false, _) => None,
+                (true, None) => Some(Outlining::Local),
                 (true, Some(path)) => {
                     check_codegen_data(path)?;
-                    fmerge_llvm::target::enable_machine_outliner_with(
-                        fmerge_llvm::target::Outlining::Global(path.clone()),
-                    );
+                    Some(Outlining::Global(path.clone()))
                 }
-            }
+            };
+            set_code_generation(&CodeGenSwitches {
+                outlining,
+                frame_helpers: !args.no_frame_helpers,
+                verify_machine_code: args.verify_machine_code,
+            });
             Emit::Object
         }
     };

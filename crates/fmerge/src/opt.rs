@@ -4,6 +4,7 @@ use crate::cli::{EmitKind, MergeKind, OptArgs, ProfitKind, SearchKind};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
+use fmerge_llvm::target::{CodeGenSwitches, Outlining};
 use fmerge_llvm::{Llvm, Target};
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, ProfitMode, Report, SearchMode, Stages};
@@ -76,12 +77,17 @@ pub fn run(args: OptArgs) -> Result<()> {
     let report =
         fmerge_passes::optimize(&mut module, &target, &opts, measure, &|m| progress.step(m))?;
     progress.step("writing output");
-    if args.outline {
+    if args.emit == EmitKind::Obj {
         // Only now: merges are priced without the outliner. A function's size in a module
         // subset with the outliner on depends on which other functions are in the subset, and
         // pricing that way came out larger than merging first and outlining after (Lua +5,
-        // zstd +319 bytes; bench/outline/compare.py).
-        fmerge_llvm::target::enable_machine_outliner();
+        // zstd +319 bytes; bench/outline/compare.py). Frame helpers go with it: LLVM parses
+        // its switches once per process.
+        fmerge_llvm::target::set_code_generation(&CodeGenSwitches {
+            outlining: args.outline.then_some(Outlining::Local),
+            frame_helpers: !args.no_frame_helpers,
+            verify_machine_code: args.verify_machine_code,
+        });
     }
     let (emit, target) = match args.emit {
         EmitKind::Bc => (Emit::Bitcode, target),

@@ -14,9 +14,11 @@ struct SizeJson<'a> {
 }
 
 pub fn run(args: SizeArgs) -> Result<()> {
-    if args.outline {
-        fmerge_llvm::target::enable_machine_outliner();
-    }
+    fmerge_llvm::target::set_code_generation(&fmerge_llvm::target::CodeGenSwitches {
+        outlining: args.outline.then_some(fmerge_llvm::target::Outlining::Local),
+        frame_helpers: !args.no_frame_helpers,
+        verify_machine_code: args.verify_machine_code,
+    });
     let llvm = Llvm::new();
     let module = crate::input::load(&llvm, &args.inputs)?;
     let target = Target::for_module(&module, args.target.as_deref())?;

@@ -175,3 +175,109 @@ fn global_outlining_matches_llvms_two_round_flow_and_refuses_bad_data() {
     assert_eq!(out.status.code(), Some(9), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!d.join("bad.o").exists());
 }
+
+/// The names of the symbols an object file defines.
+fn defined_symbols(obj: &Path) -> Vec<String> {
+    use object::{Object, ObjectSymbol};
+    let data = std::fs::read(obj).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    file.symbols()
+        .filter(|s| s.is_definition())
+        .filter_map(|s| s.name().ok().map(String::from))
+        .collect()
+}
+
+#[test]
+fn frame_helpers_are_on_by_default_for_aarch64_minsize_code_as_llc_makes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // -Oz: LLVM gives frame helpers to minsize functions only. Freestanding: no AArch64 C
+    // library needed.
+    let bc = d.join("frames.bc");
+    run_ok(
+        Command::new("clang-22")
+            .args(["--target=aarch64-linux-gnu", "-Oz", "-ffreestanding", "-emit-llvm", "-c"])
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/outline/frames.c"))
+            .arg("-o")
+            .arg(&bc),
+    );
+    let size = |extra: &[&str]| {
+        let out = run_ok(fmerge().arg("size").arg(&bc).arg("--json").args(extra));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["text_bytes"].as_u64().unwrap()
+    };
+    let helped = llc(&bc, &d.join("h.o"), &["-homogeneous-prolog-epilog"]);
+    let plain = llc(&bc, &d.join("p.o"), &[]);
+    assert!(helped < plain, "frame helpers saved nothing: the test lost its case");
+    assert_eq!(size(&[]), helped);
+    assert_eq!(size(&["--no-frame-helpers"]), plain);
+
+    // Objects: the helpers are there by default (checked by LLVM's machine verifier too),
+    // and not with --no-frame-helpers.
+    let opt = |extra: &[&str], out: &Path| {
+        run_ok(
+            fmerge().arg("opt").arg(&bc).args(["-q", "--emit", "obj", "-o"]).arg(out).args(extra),
+        );
+        defined_symbols(out).iter().any(|s| s.starts_with("OUTLINED_FUNCTION_PROLOG"))
+    };
+    assert!(opt(&["--outline", "--verify-machine-code"], &d.join("a.o")));
+    assert!(!opt(&["--no-frame-helpers"], &d.join("b.o")));
+    // Other targets are untouched by the switch.
+    let x86 = d.join("x86.bc");
+    compile(&programs_dir().join("dup_constants.c"), &x86, &[]);
+    let x86_size = |extra: &[&str]| {
+        let out = run_ok(fmerge().arg("size").arg(&x86).arg("--json").args(extra));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["text_bytes"].as_u64()
+    };
+    assert_eq!(x86_size(&[]), x86_size(&["--no-frame-helpers"]));
+}
+
+#[test]
+fn verify_machine_code_reports_bad_machine_code_as_an_error_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bc = d.join("c.bc");
+    compile(&programs_dir().join("dup_constants.c"), &bc, &[]);
+    // Clean code passes the checks.
+    let good = d.join("good.o");
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(&bc)
+            .args(["-q", "--emit", "obj", "--outline", "--verify-machine-code", "-o"])
+            .arg(&good),
+    );
+    assert!(binary_text_bytes(&good) > 0);
+    // LLVM 22's AArch64 outliner makes code its own verifier rejects (it saves LR, which the
+    // liveness flags call dead, around an outlined call: harmless at run time), reduced from
+    // Lua's whole-program module: a clear error, no output, no crash.
+    let bad = d.join("bad.o");
+    let out = fmerge()
+        .arg("opt")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/outline/aarch64_outliner_lr.ll"))
+        .args([
+            "-q",
+            "--merge",
+            "identical",
+            "--emit",
+            "obj",
+            "--outline",
+            "--verify-machine-code",
+            "-o",
+        ])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(8), "{err}");
+    assert!(err.contains("Bad machine code") && err.contains("machine code errors"), "{err}");
+    assert!(!bad.exists());
+    // Without the checks the same module compiles.
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/outline/aarch64_outliner_lr.ll"))
+            .args(["-q", "--merge", "identical", "--emit", "obj", "--outline", "-o"])
+            .arg(&bad),
+    );
+}
