@@ -14,13 +14,14 @@ PIE), compiled by `llc-22 -O2 -relocation-model=pic` or by fmerge itself:
 by the outliner, on every program (it runs the same two steps in one process, so it should
 equal the third column).
 
-    python3 bench/outline/compare.py [PROGRAMS...] [--json FILE]
+    python3 bench/outline/compare.py [PROGRAMS...] [--corpus DIR] [--json FILE]
+    (the fmerge binary: $FMERGE, default target/release/fmerge)
 """
-import argparse, json, subprocess, sys, time
+import argparse, json, os, subprocess, sys, time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-FMERGE = REPO / "target/release/fmerge"
+FMERGE = Path(os.environ.get("FMERGE", REPO / "target/release/fmerge"))
 PROGRAMS = ["lua", "zstd", "bzip2", "sqlite", "xz", "quickjs", "leveldb", "fd", "tokei"]
 
 
