@@ -337,8 +337,26 @@ bool harmlessInPromotedLoop(const CallBase &CB) {
   }
   StringRef Name = II->getCalledFunction()->getName();
   if (Name.starts_with("llvm.coro.") || Name.starts_with("llvm.eh.") ||
-      Name.starts_with("llvm.seh.") || Name.starts_with("llvm.experimental.gc."))
+      Name.starts_with("llvm.seh.") || Name.starts_with("llvm.objc.") ||
+      Name.starts_with("llvm.experimental.gc.") ||
+      Name.starts_with("llvm.experimental.deoptimize") ||
+      Name.starts_with("llvm.experimental.guard"))
     return false;
+  // Code generation may turn a memory or floating-point intrinsic into a call of a library
+  // function (llvm.memcpy into memcpy, llvm.sin.f32 into sinf): if the module defines that
+  // function, the call runs the program's own code.
+  bool MayBeLibCall = Name.starts_with("llvm.mem") || CB.getType()->isFPOrFPVectorTy() ||
+                      any_of(CB.args(), [](const Use &U) {
+                        return U->getType()->isFPOrFPVectorTy();
+                      });
+  if (MayBeLibCall) {
+    StringRef Base = Name.drop_front(5).split('.').first;
+    const Module &M = *CB.getModule();
+    for (const std::string &Lib : {Base.str(), (Base + "f").str(), (Base + "l").str()})
+      if (const Function *G = M.getFunction(Lib))
+        if (!G->isDeclaration())
+          return false;
+  }
   return CB.willReturn() && CB.doesNotThrow();
 }
 

@@ -15,6 +15,10 @@
 //! - an exit: just before the returning instruction (before a `musttail` call);
 //! - the entry (only when the entry block itself may leave abnormally): at its start.
 //!
+//! Once every counter is in place, counters updated in loops without calls are kept in
+//! registers through the loop and written back at its exits (counter promotion,
+//! [`fmerge_llvm::Module::promote_counters`]; not with `--atomic` or `--no-promote`).
+//!
 //! Edges that can carry no counter (out of an `indirectbr` or `callbr` into a block with
 //! several predecessors) are *pinned* into the spanning tree. If pinned edges alone
 //! close a cycle, the function falls back to a counter per block (exact block counts; edge
