@@ -393,7 +393,8 @@ fn promoted_counters_stay_exact_through_breaks_nesting_and_exit() {
 
 /// Which loops are promoted, read off the instrumented IR: every loop without calls gets its
 /// counters loaded before it (`fmerge.count.promoted`), the loop that calls a function that
-/// may exit does not; `--no-promote` and `--atomic` promote nothing.
+/// may exit does not, nor a loop whose intrinsic may become a call of the program's own
+/// function; `--no-promote` and `--atomic` promote nothing.
 #[test]
 fn only_loops_without_calls_keep_counters_in_registers() {
     let dir = tempfile::tempdir().unwrap();
@@ -432,4 +433,12 @@ fn only_loops_without_calls_keep_counters_in_registers() {
         assert_eq!(summary["promoted_loops"], 0, "{extra:?}");
         assert!(!ll.contains("fmerge.count.promoted"), "{extra:?}");
     }
+    // An intrinsic that code generation may turn into a call of the program's own function
+    // (llvm.memset, with memset defined here) is a call; llvm.memcpy (libc's) is not.
+    compile(&source("own_memset.c"), &bc, &[]);
+    let (_, ll) = instrument(&[]);
+    assert!(body(&ll, "fill").contains("@llvm.memset"));
+    assert!(!body(&ll, "fill").contains("fmerge.count.promoted"));
+    assert!(body(&ll, "copy").contains("fmerge.count.promoted"));
+    check_exact("own_memset.c", &[&["40"]], &[], &[]);
 }
