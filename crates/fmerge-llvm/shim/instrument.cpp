@@ -590,7 +590,9 @@ uint64_t promoteInFunction(Function *F, GlobalVariable *Data, uint64_t *Loops) {
     BasicBlock *Preheader = L->getLoopPreheader();
     if (!Preheader)
       Preheader = InsertPreheaderForLoop(L, &DT, &LI, nullptr, false);
-    if (!Preheader)
+    // The load goes just before the preheader's terminator, which must not be a call
+    // (asm goto).
+    if (!Preheader || isa<CallBase>(Preheader->getTerminator()))
       continue;
     if (!L->hasDedicatedExits())
       formDedicatedExitBlocks(L, &DT, &LI, nullptr, false);
