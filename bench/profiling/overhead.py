@@ -10,6 +10,9 @@ Builds (all from the corpus' per-TU compile commands, build/corpus/P/bc-commands
     optimal       fmerge instrument                   (Ball-Larus optimal, exact through
                                                        exit/longjmp/exceptions)
     optimal-acr   fmerge instrument --assume-calls-return
+    optimal-np    fmerge instrument --no-promote      (every counter update in memory: no
+                                                       counter kept in a register through a loop)
+    work-np       fmerge instrument --mode work --no-promote
   Per-TU builds: each TU compiled to an object with its own command (minus -emit-llvm)
     tu-base       no instrumentation (reference of the clang builds)
     clang-fe      + -fprofile-instr-generate   (clang's front-end instrumentation)
@@ -21,11 +24,15 @@ Measurements, on the speed benchmark's TIMING workload of each program (bench/sp
   * behaviour: stdout hashes and exit codes of every build equal the reference's;
   * counter increments executed per run: fmerge's from the raw records (sum of all
     counters); clang's from llvm-profdata-22 (sum of all counts);
+  * with --callgrind: instructions executed by one run of the timing workload under
+    `valgrind --tool=callgrind` (deterministic, unlike wall time on a shared machine), and the
+    overhead in instructions against the reference;
   * exactness: builds `check` and `check-acr` carry the optimal counters and a counter in
     every block; `fmerge profile merge` checks, function by function, that the rebuilt block
     counts equal the counted ones in the same run (programs like Lua seed hashes from time
     and addresses, so two builds' runs differ and cannot be compared with each other).
 Usage: python3 bench/profiling/overhead.py [PROG ...] [--rounds 5] [--md OUT.md] [--json OUT.json]
+       [--builds base,optimal,...] (a subset; references are added) [--callgrind]
 Programs: lua sqlite quickjs zstd bzip2 xz (default: all).  Work dir: build/profiling/.
 """
 
@@ -44,7 +51,9 @@ from speed import CLANG, LINK, ROOT, CORPUS, run, log, run_workload, pmap, boot_
 
 MODULE_BUILDS = [("base", None), ("blocks", ["--probes", "blocks"]), ("optimal", []),
                  ("optimal-acr", ["--assume-calls-return"]),
+                 ("optimal-np", ["--no-promote"]),
                  ("work", ["--mode", "work"]),
+                 ("work-np", ["--mode", "work", "--no-promote"]),
                  ("work-region", ["--mode", "work", "--relax", "region:5"]),
                  # {train}: a counters profile of this module from the TRAINING workload
                  ("work-whole", ["--mode", "work", "--relax", "whole:5", "--profile", "{train}"]),
@@ -52,11 +61,25 @@ MODULE_BUILDS = [("base", None), ("blocks", ["--probes", "blocks"]), ("optimal",
                  ("check", ["--probes", "check"]), ("check-acr", ["--probes", "check", "--assume-calls-return"])]
 UNTIMED = {"check", "check-acr"}
 TU_BUILDS = [("tu-base", []), ("clang-fe", ["-fprofile-instr-generate"]), ("clang-ir", ["-fprofile-generate"])]
-REF = {"blocks": "base", "optimal": "base", "optimal-acr": "base", "work": "base", "work-region": "base",
+REF = {"blocks": "base", "optimal": "base", "optimal-acr": "base", "optimal-np": "base", "work": "base",
+       "work-np": "base", "work-region": "base",
        "work-whole": "base", "clang-fe": "tu-base", "clang-ir": "tu-base"}
 
 
-def build(prog, wd, fmerge, jobs, train_steps):
+def selected(builds, only):
+    """The builds of `only` (all if None), with their references and what they need."""
+    if only is None:
+        return builds
+    need = set(only)
+    for n in list(need):
+        if n in REF:
+            need.add(REF[n])
+        if n == "work-whole":
+            need.add("optimal")
+    return [b for b in builds if b[0] in need]
+
+
+def build(prog, wd, fmerge, jobs, train_steps, only=None):
     meta = json.loads((CORPUS / prog / "modules.json").read_text())
     libs, mods = meta.get("libs", []), meta["modules"]
     by_rel = {str(rel): argv for argv, rel in parse_commands(prog)}
@@ -64,7 +87,7 @@ def build(prog, wd, fmerge, jobs, train_steps):
     module = wd / "module.bc"
     if not module.exists():
         run([LINK, *[CORPUS / prog / "bc" / m for m in mods], "-o", module])
-    for name, args in MODULE_BUILDS:
+    for name, args in selected(MODULE_BUILDS, only):
         exe = wd / name
         bc = module
         if args is not None:
@@ -88,7 +111,7 @@ def build(prog, wd, fmerge, jobs, train_steps):
             run([CLANG, "-Os", "-c", bc, "-o", obj])
             run([CLANG, obj, "-o", exe, *libs])
         exes[name] = exe
-    for name, flags in TU_BUILDS:
+    for name, flags in selected(TU_BUILDS, only):
         exe = wd / name
         if not exe.exists():
             objdir = wd / (name + "-obj")
@@ -140,7 +163,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", default=None)
     ap.add_argument("--md", default=None)
+    ap.add_argument("--builds", default=None, help="comma-separated subset of the builds (references are added)")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="also count the instructions of one timing run of every timed build (valgrind)")
     args = ap.parse_args()
+    only = args.builds.split(",") if args.builds else None
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     speed.LOG = open(out / "commands.log", "a")
@@ -154,7 +181,7 @@ def main():
         wd.mkdir(parents=True, exist_ok=True)
         log("\n## %s" % prog)
         timing = progs[prog]["timing"]()
-        exes, maps = build(prog, wd, fmerge, args.jobs, progs[prog]["train"]())
+        exes, maps = build(prog, wd, fmerge, args.jobs, progs[prog]["train"](), only)
         pr = dict(timing=[" ".join(a) for a, _, _ in timing], builds={})
         names = list(exes)
         # behaviour, counter increments and exactness: one run each with its profile file
@@ -192,13 +219,26 @@ def main():
             pr["builds"][n] = b
         # work lost by the relaxed builds, against the exact work build on the same workload
         for n in ("work-region", "work-whole"):
+            if n not in pr["builds"]:
+                continue
             exact = pr["builds"]["work"]["work"]
             pr["builds"][n]["work_error"] = (exact - pr["builds"][n]["work"]) / exact if exact else None
         # exactness: the checking builds' inconsistent functions
         for n in ("check", "check-acr"):
+            if n not in pr["builds"]:
+                continue
             pr["builds"][n]["failed_examples"] = [x[0] for x in profiles[n]["inconsistent"][:5]]
         # timing rounds
         timed = [n for n in names if n not in UNTIMED]
+        if args.callgrind:
+            for n in timed:
+                pr["builds"][n]["instructions"] = speed.callgrind(timing, exes[n], wd / ("scratch-" + n))
+                log("%s %s: %d instructions" % (prog, n, pr["builds"][n]["instructions"]))
+            for n in timed:
+                ref = REF.get(n)
+                if ref:
+                    b = pr["builds"][n]
+                    b["instr_overhead"] = b["instructions"] / pr["builds"][ref]["instructions"] - 1
         walls = {n: [] for n in timed}
         for r in range(args.rounds):
             order = timed[r % len(timed):] + timed[:r % len(timed)]
@@ -222,7 +262,7 @@ def main():
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(text)
-    md = render(results)
+    md = render(results) if only is None else render_subset(results)
     if args.md:
         Path(args.md).write_text(md)
     print(md)
@@ -261,6 +301,55 @@ def render(res):
             prog, b["optimal"]["functions"], "{:,}".format(b["blocks"]["counters"]),
             "{:,}".format(b["optimal"]["counters"]), "{:,}".format(b["optimal-acr"]["counters"]),
             b["optimal"]["per_block_fallbacks"], b["check"]["inconsistent"], b["check-acr"]["inconsistent"]))
+    return "\n".join(lines) + "\n"
+
+
+def render_subset(res):
+    """The builds a --builds run made: wall-time and (with --callgrind) instruction overhead,
+    counter increments, exactness of the checking builds."""
+    lines = ["# Instrumentation overhead (bench/profiling/overhead.py --builds ...)", "",
+             "machine: %s, %d CPUs, load %s; %d rounds; %.0f s" % (
+                 res["machine"]["uname"], res["machine"]["nproc"],
+                 "/".join("%.1f" % x for x in res["machine"]["loadavg"]), res["rounds"], res.get("seconds", 0)), "",
+             "Per build: wall-time overhead against its reference (median of per-round ratios [95% CI]); "
+             "instructions executed by one run under callgrind and their overhead against the reference; "
+             "counter increments executed in one run.", ""]
+    order = [n for n, _ in MODULE_BUILDS + TU_BUILDS if n in REF]
+    shown = [n for n in order if any(n in pr["builds"] for pr in res["programs"].values())]
+    lines.append("| program | " + " | ".join(shown) + " |")
+    lines.append("|---|" + "---:|" * len(shown))
+    for prog, pr in res["programs"].items():
+        cells = []
+        for n in shown:
+            b = pr["builds"].get(n)
+            if not b or "overhead" not in b:
+                cells.append("")
+                continue
+            c = "%+.1f%% [%+.1f, %+.1f]" % (100 * b["overhead"], 100 * b["overhead_ci"][0], 100 * b["overhead_ci"][1])
+            if "instr_overhead" in b:
+                c += "<br>instr. %+.2f%% (%s)" % (100 * b["instr_overhead"], "{:,}".format(b["instructions"]))
+            if "increments" in b:
+                c += "<br>%s incr." % "{:,}".format(b["increments"])
+            if not b.get("output_ok", True):
+                c += " **OUTPUT DIFFERS**"
+            cells.append(c)
+        lines.append("| %s | %s |" % (prog, " | ".join(cells)))
+    refs = sorted({REF[n] for n in shown})
+    lines += ["", "References: " + ", ".join(
+        "%s: %s" % (prog, ", ".join("%s %.3f s%s" % (r, pr["builds"][r]["wall_median"],
+                                                      " / %s instr." % "{:,}".format(pr["builds"][r]["instructions"])
+                                                      if "instructions" in pr["builds"][r] else "")
+                                    for r in refs if r in pr["builds"]))
+        for prog, pr in res["programs"].items()), ""]
+    checks = [n for n in ("check", "check-acr") if any(n in pr["builds"] for pr in res["programs"].values())]
+    if checks:
+        lines += ["Exactness (`--probes check`: optimal counters and a counter per block in one program; "
+                  "functions whose rebuilt block counts differ from the counted ones):", "",
+                  "| program | functions | " + " | ".join(checks) + " |", "|---|---:|" + "---:|" * len(checks)]
+        for prog, pr in res["programs"].items():
+            b = pr["builds"]
+            lines.append("| %s | %s | %s |" % (prog, b[checks[0]]["functions"],
+                                                " | ".join(str(b[c]["inconsistent"]) for c in checks)))
     return "\n".join(lines) + "\n"
 
 

@@ -229,6 +229,16 @@ impl<'m> Value<'m> {
     }
 }
 
+/// What counter promotion did in one function.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Promotion {
+    /// Loops that keep at least one counter in a register.
+    pub loops: u64,
+    /// (loop, counter) pairs promoted: a counter promoted in an inner loop and again in the
+    /// loop around it counts twice.
+    pub counters: u64,
+}
+
 /// The module's block of profile data: a header (magic, module id, number of counters, wall
 /// time, work, CPU time) and the counters, `u64` words written as one record at exit.
 #[derive(Clone, Copy, Debug)]
@@ -256,6 +266,33 @@ impl<'c> Module<'c> {
             global: Value::from_raw(g).expect("profile data global"),
             words: ProfileData::HEADER_WORDS + counters,
         }
+    }
+
+    /// The profile data [`Module::add_profile_data`] added, if any.
+    pub fn profile_data(&self) -> Option<ProfileData<'_>> {
+        let global = self.global("__fmerge_prof_data")?;
+        Some(ProfileData { global, words: global.global_value_type().length() })
+    }
+
+    /// Counter promotion, after every function's counters were placed
+    /// ([`Value::instrument_counters`], non-atomic): in every loop that no call but a harmless
+    /// intrinsic (memcpy, lifetime, arithmetic, ...) can leave or look into, each counter
+    /// updated more often than the loop is entered (by LLVM's static estimate) is loaded once
+    /// before the loop, kept in an SSA value and stored at every exit; innermost loops first,
+    /// so a counter ends in the outermost such loop. Loops get a preheader and dedicated exits
+    /// where they lack them (new blocks); loops with more than 10 exits, none, or exits that
+    /// cannot be split keep their counters in memory, as do functions that call `setjmp`. The
+    /// counts stay exact: the counters are written at exit() or the return from main, and
+    /// neither can happen inside such a loop. (A signal handler that leaves such a loop by
+    /// `siglongjmp` or calls `exit()` loses the loop's counts in progress, as with LLVM's own
+    /// instrumentation; threads sharing non-atomic counters lose more updates.)
+    pub fn promote_counters(&mut self) -> Promotion {
+        let mut loops = 0u64;
+        // SAFETY: `&mut self`: no handle is alive. The shim erases only the counter loads and
+        // stores it replaced (made by `instrument_counters`, never handed to Rust) and adds
+        // blocks, loads, stores and phis.
+        let counters = unsafe { ffi::fm_promote_counters(self.raw(), &mut loops) };
+        Promotion { loops, counters }
     }
 
     /// Adds the runtime that appends the profile data to `$FMERGE_PROFILE_FILE` (default

@@ -15,6 +15,10 @@
 //! - an exit: just before the returning instruction (before a `musttail` call);
 //! - the entry (only when the entry block itself may leave abnormally): at its start.
 //!
+//! Once every counter is in place, counters updated in loops without calls are kept in
+//! registers through the loop and written back at its exits (counter promotion,
+//! [`fmerge_llvm::Module::promote_counters`]; not with `--atomic` or `--no-promote`).
+//!
 //! Edges that can carry no counter (out of an `indirectbr` or `callbr` into a block with
 //! several predecessors) are *pinned* into the spanning tree. If pinned edges alone
 //! close a cycle, the function falls back to a counter per block (exact block counts; edge
@@ -33,7 +37,7 @@
 use fmerge_core::costmodel::CostTable;
 use fmerge_core::probes::{self, Cfg, FlowEdge};
 use fmerge_core::profdata::{FunctionProbes, MapOptions, ProbeMap, Profile, Scheme, cfg_hash};
-use fmerge_llvm::instrument::{ControlFlow, CounterSite, ProfileData};
+use fmerge_llvm::instrument::{ControlFlow, CounterSite, ProfileData, Promotion};
 use fmerge_llvm::{Module, Value};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -63,6 +67,10 @@ pub struct InstrumentOptions {
     pub work: Option<CostTable>,
     /// Work mode: drop probes that add little work (seed 001's relaxation).
     pub relax: Option<Relax>,
+    /// Counter promotion: keep counters in registers through loops without calls, written
+    /// back at the loops' exits ([`fmerge_llvm::Module::promote_counters`]). Never with
+    /// `atomic`.
+    pub promote: bool,
 }
 
 /// How to relax work instrumentation.
@@ -90,10 +98,35 @@ pub enum InstrumentError {
     Surgery(String),
 }
 
-/// Instruments every function of `module`; returns the map `fmerge profile merge` needs.
+/// What [`instrument`] did.
+#[derive(Debug)]
+pub struct Instrumented {
+    /// The map `fmerge profile merge` needs.
+    pub map: ProbeMap,
+    /// What counter promotion did (nothing without `promote`, or with `atomic`).
+    pub promotion: Promotion,
+}
+
+/// Instruments every function of `module`.
 pub fn instrument(
-    module: &Module<'_>,
+    module: &mut Module<'_>,
     opts: InstrumentOptions,
+) -> Result<Instrumented, InstrumentError> {
+    let map = place_counters(module, &opts)?;
+    // After every counter is in place: promotion rewrites the counter updates of loops.
+    let promotion =
+        if opts.promote && !opts.atomic { module.promote_counters() } else { Promotion::default() };
+    let data = module.profile_data().expect("the profile data was added");
+    module.forget_memory_effects();
+    module.isolate_counters(data);
+    module.add_profile_runtime(data);
+    Ok(Instrumented { map, promotion })
+}
+
+/// Plans every function's counters and puts them in; returns the probe map.
+fn place_counters(
+    module: &Module<'_>,
+    opts: &InstrumentOptions,
 ) -> Result<ProbeMap, InstrumentError> {
     let triple = module.triple();
     if !triple.contains("linux") {
@@ -178,9 +211,6 @@ pub fn instrument(
         f.instrument_counters(sites, &updates, data, opts.atomic)
             .map_err(InstrumentError::Surgery)?;
     }
-    module.forget_memory_effects();
-    module.isolate_counters(data);
-    module.add_profile_runtime(data);
     Ok(map)
 }
 

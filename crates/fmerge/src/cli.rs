@@ -230,6 +230,13 @@ pub struct InstrumentArgs {
     /// by the frames on the stack when such a call ends the program.
     #[arg(long)]
     pub assume_calls_return: bool,
+    /// Keep every counter update in memory. By default a counter updated inside a loop that
+    /// makes no call (only harmless intrinsics such as memcpy) is kept in a register through
+    /// the loop and written back at the loop's exits, as LLVM's own instrumentation does;
+    /// counts stay exact (nothing inside such a loop can end the process). Atomic counters are
+    /// never kept in registers.
+    #[arg(long)]
+    pub no_promote: bool,
     /// What to write.
     #[arg(long, value_enum, default_value_t = EmitKind::Bc)]
     pub emit: EmitKind,

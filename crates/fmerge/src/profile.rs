@@ -35,6 +35,9 @@ struct InstrumentSummary {
     block_counters: u64,
     fell_back_to_block_counters: usize,
     skipped: usize,
+    /// Loops that keep counters in registers (counter promotion), and (loop, counter) pairs.
+    promoted_loops: u64,
+    promoted_counters: u64,
     map: String,
 }
 
@@ -83,7 +86,7 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         anyhow::bail!("--profile is for --relax whole:PCT");
     }
     let llvm = Llvm::new();
-    let module = crate::input::load(&llvm, &args.inputs)?;
+    let mut module = crate::input::load(&llvm, &args.inputs)?;
     let opts = InstrumentOptions {
         relax,
         work,
@@ -94,8 +97,10 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         },
         atomic: args.atomic,
         assume_calls_return: args.assume_calls_return,
+        promote: !args.no_promote,
     };
-    let map = fmerge_passes::instrument::instrument(&module, opts)?;
+    let fmerge_passes::instrument::Instrumented { map, promotion } =
+        fmerge_passes::instrument::instrument(&mut module, opts)?;
     let (emit, target) = match args.emit {
         EmitKind::Bc => (Emit::Bitcode, Target::for_module(&module, args.target.as_deref())?),
         EmitKind::Ll => (Emit::Text, Target::for_module(&module, args.target.as_deref())?),
@@ -120,6 +125,8 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         block_counters,
         fell_back_to_block_counters: map.functions.iter().filter(|f| f.fallback.is_some()).count(),
         skipped: map.skipped.len(),
+        promoted_loops: promotion.loops,
+        promoted_counters: promotion.counters,
         map: map_path.display().to_string(),
     };
     let mut out = std::io::stdout().lock();
@@ -130,23 +137,26 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         writeln!(
             out,
             "fmerge instrument: {} functions, work mode: at most {probes} probes add to one work \
-             word (a counter per block would need {}), {} counted per block, {} skipped; probe map {}",
+             word (a counter per block would need {}), {} counted per block, {} skipped, \
+             {} loops keep counters in registers; probe map {}",
             summary.functions,
             summary.block_counters,
             summary.fell_back_to_block_counters,
             summary.skipped,
+            summary.promoted_loops,
             summary.map
         )?;
     } else if !args.quiet {
         writeln!(
             out,
             "fmerge instrument: {} functions, {} counters (a counter per block would need {}), \
-             {} counted per block, {} skipped; probe map {}",
+             {} counted per block, {} skipped, {} loops keep counters in registers; probe map {}",
             summary.functions,
             summary.counters,
             summary.block_counters,
             summary.fell_back_to_block_counters,
             summary.skipped,
+            summary.promoted_loops,
             summary.map
         )?;
     }

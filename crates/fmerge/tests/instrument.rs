@@ -362,3 +362,83 @@ fn opt_with_fmerge_profile_keeps_the_hot_function_out_like_clang_pgo() {
     assert!(stdout.contains("profile: counts for 0 functions"), "{stdout}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("changed since the profile was taken"));
 }
+
+/// Counter promotion (counters kept in registers through loops without calls, written back at
+/// the loops' exits) keeps every count exact: loops left by break and goto, nested loops, a
+/// loop that calls exit() (from a block outside the loop: the write-back comes first), a loop
+/// whose call may exit (left in memory), memcpy in a loop; in every probe kind, against block
+/// counters kept in memory.
+#[test]
+fn promoted_counters_stay_exact_through_breaks_nesting_and_exit() {
+    let runs: &[&[&str]] = &[&["60"], &["60", "1"], &["60", "2"]];
+    check_exact("loops.c", runs, &[], &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bc = d.join("prog.bc");
+    compile(&source("loops.c"), &bc, &["-O2"]);
+    // The reference: a counter per block, none promoted.
+    let (memory, out_m) =
+        profile_of(d, &bc, "memory", &["--probes", "blocks", "--no-promote"], runs, &[]);
+    let (promoted, out_p) = profile_of(d, &bc, "promoted", &[], runs, &[]);
+    let (work, out_w) = profile_of(d, &bc, "work", &["--mode", "work"], runs, &[]);
+    assert_eq!(out_m, out_p);
+    assert_eq!(out_m, out_w);
+    assert_eq!(out_m[1].0, 4, "the run that exits through maybe_exit");
+    assert_eq!(out_m[2].0, 3, "the run that exits inside a loop");
+    assert_eq!(blocks_by_function(&promoted), blocks_by_function(&memory));
+    assert_eq!(promoted["inconsistent"], serde_json::json!([]));
+    assert_eq!(work["inconsistent"], serde_json::json!([]));
+    assert_eq!(work["work"].as_array().unwrap().len(), runs.len());
+}
+
+/// Which loops are promoted, read off the instrumented IR: every loop without calls gets its
+/// counters loaded before it (`fmerge.count.promoted`), the loop that calls a function that
+/// may exit does not, nor a loop whose intrinsic may become a call of the program's own
+/// function; `--no-promote` and `--atomic` promote nothing.
+#[test]
+fn only_loops_without_calls_keep_counters_in_registers() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bc = d.join("prog.bc");
+    compile(&source("loops.c"), &bc, &["-O2"]);
+    let instrument = |extra: &[&str]| -> (Value, String) {
+        let ll = d.join("inst.ll");
+        let out = run_ok(
+            fmerge()
+                .arg("instrument")
+                .arg(&bc)
+                .args(["--emit", "ll", "--json", "-o"])
+                .arg(&ll)
+                .args(extra),
+        );
+        (serde_json::from_slice(&out.stdout).unwrap(), std::fs::read_to_string(&ll).unwrap())
+    };
+    let body = |ll: &str, name: &str| -> String {
+        let start = ll.find(&format!("@{name}(")).unwrap_or_else(|| panic!("{name} defined"));
+        let start = ll[..start].rfind("define ").unwrap();
+        let end = start + ll[start..].find("\n}\n").unwrap();
+        ll[start..end].to_string()
+    };
+    for probes in ["optimal", "blocks", "check"] {
+        let (summary, ll) = instrument(&["--probes", probes]);
+        assert!(summary["promoted_loops"].as_u64().unwrap() >= 5, "{probes}: {summary}");
+        for f in ["search", "nested", "exits_inside", "copies"] {
+            assert!(body(&ll, f).contains("%fmerge.count.promoted"), "{probes}: {f} not promoted");
+        }
+        let with_call = body(&ll, "with_call");
+        assert!(!with_call.contains("fmerge.count.promoted"), "{probes}: {with_call}");
+    }
+    for extra in [&["--no-promote"][..], &["--atomic"]] {
+        let (summary, ll) = instrument(extra);
+        assert_eq!(summary["promoted_loops"], 0, "{extra:?}");
+        assert!(!ll.contains("fmerge.count.promoted"), "{extra:?}");
+    }
+    // An intrinsic that code generation may turn into a call of the program's own function
+    // (llvm.memset, with memset defined here) is a call; llvm.memcpy (libc's) is not.
+    compile(&source("own_memset.c"), &bc, &[]);
+    let (_, ll) = instrument(&[]);
+    assert!(body(&ll, "fill").contains("@llvm.memset"));
+    assert!(!body(&ll, "fill").contains("fmerge.count.promoted"));
+    assert!(body(&ll, "copy").contains("fmerge.count.promoted"));
+    check_exact("own_memset.c", &[&["40"]], &[], &[]);
+}
