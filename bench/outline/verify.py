@@ -18,7 +18,9 @@ verifier accepted) through the llc-22 line above. If llc fails there too, on the
 it is LLVM's code generation failing on another valid input; if not, it is fmerge's. Every
 failure is listed with its function and the verifier's message.
 
-    python3 bench/outline/verify.py [--corpus DIR] [PROGRAMS...] [--md OUT.md] [--json OUT.json]
+    python3 bench/outline/verify.py [--corpus DIR] [--whole] [PROGRAMS...] [--md OUT.md] [--json OUT.json]
+
+--whole: each program's whole-program module (P/P.bc) instead of its per-file modules.
 """
 import argparse
 import concurrent.futures
@@ -59,6 +61,7 @@ def main() -> int:
     ap.add_argument("--fmerge", default=os.environ.get("FMERGE", str(REPO / "target/release/fmerge")))
     ap.add_argument("--work", default=str(REPO / "build/outline-verify"))
     ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--whole", action="store_true", help="the whole-program modules P/P.bc")
     ap.add_argument("--md")
     ap.add_argument("--json")
     a = ap.parse_args()
@@ -71,7 +74,8 @@ def main() -> int:
             print(f"{prog}: not built in {corpus}", file=sys.stderr)
             continue
         meta = json.loads(man.read_text())
-        mods = [corpus / prog / meta["dir"] / m for m in meta["modules"]]
+        mods = ([corpus / prog / f"{prog}.bc"] if a.whole else
+                [corpus / prog / meta["dir"] / m for m in meta["modules"]])
         aarch64 = triple_of(mods[0]).startswith("aarch64")
         llc = ["llc-22", "-O2", "-relocation-model=pic", "-filetype=obj", "-enable-machine-outliner",
                "-verify-machineinstrs"] + (["-homogeneous-prolog-epilog"] if aarch64 else [])
