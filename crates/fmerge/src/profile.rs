@@ -132,27 +132,20 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
-    } else if !args.quiet && map.work.is_some() {
-        let probes: usize = map.functions.iter().map(|f| f.scheme.counters()).sum();
-        writeln!(
-            out,
-            "fmerge instrument: {} functions, work mode: at most {probes} probes add to one work \
-             word (a counter per block would need {}), {} counted per block, {} skipped, \
-             {} loops keep counters in registers; probe map {}",
-            summary.functions,
-            summary.block_counters,
-            summary.fell_back_to_block_counters,
-            summary.skipped,
-            summary.promoted_loops,
-            summary.map
-        )?;
     } else if !args.quiet {
+        // Work mode: each probe's counter is weighed by the work its count stands for when
+        // the runs are merged.
+        let what = if map.work.is_some() {
+            let probes: usize = map.functions.iter().map(|f| f.scheme.counters()).sum();
+            format!("work mode: at most {probes} probes count work")
+        } else {
+            format!("{} counters", summary.counters)
+        };
         writeln!(
             out,
-            "fmerge instrument: {} functions, {} counters (a counter per block would need {}), \
+            "fmerge instrument: {} functions, {what} (a counter per block would need {}), \
              {} counted per block, {} skipped, {} loops keep counters in registers; probe map {}",
             summary.functions,
-            summary.counters,
             summary.block_counters,
             summary.fell_back_to_block_counters,
             summary.skipped,
