@@ -1,6 +1,7 @@
 //! Command-line interface definitions.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use fmerge_llvm::target::{CodeGenSwitches, Outlining};
 use std::path::PathBuf;
 
 const ABOUT: &str = "Shrinks LLVM programs by merging identical and similar functions.";
@@ -362,16 +363,8 @@ pub struct SummarizeArgs {
     /// (LLVM's codegen data); give these files to `combine --outline-data`.
     #[arg(long, value_name = "FILE.o")]
     pub outline_data: Option<PathBuf>,
-    /// No AArch64 frame helpers in the round-1 object file (as `apply --no-frame-helpers`: both rounds must agree). By default the callee-saved register saves
-    /// and restores of `minsize` functions (clang -Oz) become calls of shared helpers
-    /// (LLVM's `-homogeneous-prolog-epilog`); other targets and functions are unaffected.
-    #[arg(long)]
-    pub no_frame_helpers: bool,
-    /// Check the machine code LLVM generates after every pass (`-verify-machineinstrs`),
-    /// outlined functions and frame helpers included. A failed check ends fmerge with LLVM's
-    /// "Bad machine code" report and exit status 1, and nothing is written. Slower.
-    #[arg(long)]
-    pub verify_machine_code: bool,
+    #[command(flatten)]
+    pub codegen: CodeGenArgs,
 }
 
 #[derive(Args, Debug)]
@@ -428,16 +421,8 @@ pub struct ApplyArgs {
     /// Stale data is harmless: it can only make outlining find less or more.
     #[arg(long, value_name = "merge.cgdata", requires = "outline")]
     pub outline_data: Option<PathBuf>,
-    /// No AArch64 frame helpers in the object file (`--emit obj`). By default the callee-saved register saves
-    /// and restores of `minsize` functions (clang -Oz) become calls of shared helpers
-    /// (LLVM's `-homogeneous-prolog-epilog`); other targets and functions are unaffected.
-    #[arg(long)]
-    pub no_frame_helpers: bool,
-    /// Check the machine code LLVM generates after every pass (`-verify-machineinstrs`),
-    /// outlined functions and frame helpers included. A failed check ends fmerge with LLVM's
-    /// "Bad machine code" report and exit status 1, and nothing is written. Slower.
-    #[arg(long)]
-    pub verify_machine_code: bool,
+    #[command(flatten)]
+    pub codegen: CodeGenArgs,
 }
 
 #[derive(Args, Debug)]
@@ -538,16 +523,8 @@ pub struct OptArgs {
     /// worse).
     #[arg(long)]
     pub outline: bool,
-    /// No AArch64 frame helpers in the object file (`--emit obj`). By default the callee-saved register saves
-    /// and restores of `minsize` functions (clang -Oz) become calls of shared helpers
-    /// (LLVM's `-homogeneous-prolog-epilog`); other targets and functions are unaffected.
-    #[arg(long)]
-    pub no_frame_helpers: bool,
-    /// Check the machine code LLVM generates after every pass (`-verify-machineinstrs`),
-    /// outlined functions and frame helpers included. A failed check ends fmerge with LLVM's
-    /// "Bad machine code" report and exit status 1, and nothing is written. Slower.
-    #[arg(long)]
-    pub verify_machine_code: bool,
+    #[command(flatten)]
+    pub codegen: CodeGenArgs,
     /// Commit only the first N merges (numbered 1, 2, ... in the deterministic order the
     /// stages commit them; `--report` lists each merge's `seq`), like LLVM's
     /// `-opt-bisect-limit`. 0 commits none. `fmerge bisect` searches over it.
@@ -599,16 +576,36 @@ pub struct SizeArgs {
     /// -enable-machine-outliner`).
     #[arg(long)]
     pub outline: bool,
-    /// Measure without AArch64 frame helpers. By default the callee-saved register saves
-    /// and restores of `minsize` functions (clang -Oz) become calls of shared helpers
-    /// (LLVM's `-homogeneous-prolog-epilog`); other targets and functions are unaffected.
+    #[command(flatten)]
+    pub codegen: CodeGenArgs,
+}
+
+/// The code generation switches of every command that generates code (objects, the round-1
+/// object of global outlining, `size`'s measurements).
+#[derive(Args, Debug)]
+pub struct CodeGenArgs {
+    /// No AArch64 frame helpers. By default the callee-saved register saves and restores of
+    /// `minsize` functions (clang -Oz) become calls of shared helpers (LLVM's
+    /// `-homogeneous-prolog-epilog`); other targets and functions are unaffected. Give it to
+    /// `summarize --outline-data` and `apply` alike: both rounds of global outlining must agree.
     #[arg(long)]
     pub no_frame_helpers: bool,
     /// Check the machine code LLVM generates after every pass (`-verify-machineinstrs`),
     /// outlined functions and frame helpers included. A failed check ends fmerge with LLVM's
-    /// "Bad machine code" report and exit status 1, and nothing is written. Slower.
+    /// "Bad machine code" report and exit status 8, and nothing is written. Slower.
     #[arg(long)]
     pub verify_machine_code: bool,
+}
+
+impl CodeGenArgs {
+    /// LLVM's process-wide switches for these options, with the machine outliner as given.
+    pub fn switches(&self, outlining: Option<Outlining>) -> CodeGenSwitches {
+        CodeGenSwitches {
+            outlining,
+            frame_helpers: !self.no_frame_helpers,
+            verify_machine_code: self.verify_machine_code,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

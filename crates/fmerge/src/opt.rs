@@ -4,7 +4,7 @@ use crate::cli::{EmitKind, MergeKind, OptArgs, ProfitKind, SearchKind};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
-use fmerge_llvm::target::{CodeGenSwitches, Outlining};
+use fmerge_llvm::target::Outlining;
 use fmerge_llvm::{Llvm, Target};
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, ProfitMode, Report, SearchMode, Stages};
@@ -83,11 +83,9 @@ pub fn run(args: OptArgs) -> Result<()> {
         // pricing that way came out larger than merging first and outlining after (Lua +5,
         // zstd +319 bytes; bench/outline/compare.py). Frame helpers go with it: LLVM parses
         // its switches once per process.
-        fmerge_llvm::target::set_code_generation(&CodeGenSwitches {
-            outlining: args.outline.then_some(Outlining::Local),
-            frame_helpers: !args.no_frame_helpers,
-            verify_machine_code: args.verify_machine_code,
-        });
+        fmerge_llvm::target::set_code_generation(
+            &args.codegen.switches(args.outline.then_some(Outlining::Local)),
+        );
     }
     let (emit, target) = match args.emit {
         EmitKind::Bc => (Emit::Bitcode, target),

@@ -14,11 +14,9 @@ struct SizeJson<'a> {
 }
 
 pub fn run(args: SizeArgs) -> Result<()> {
-    fmerge_llvm::target::set_code_generation(&fmerge_llvm::target::CodeGenSwitches {
-        outlining: args.outline.then_some(fmerge_llvm::target::Outlining::Local),
-        frame_helpers: !args.no_frame_helpers,
-        verify_machine_code: args.verify_machine_code,
-    });
+    fmerge_llvm::target::set_code_generation(
+        &args.codegen.switches(args.outline.then_some(fmerge_llvm::target::Outlining::Local)),
+    );
     let llvm = Llvm::new();
     let module = crate::input::load(&llvm, &args.inputs)?;
     let target = Target::for_module(&module, args.target.as_deref())?;
