@@ -128,11 +128,9 @@ def main():
         # without instrumentation (what users run; their merges can differ).
         times = {(t, b): [] for t in ("w", "p") for b in BUILDS}
         keys = list(times)
-        for r in range(args.rounds):
-            order = keys[r % len(keys):] + keys[:r % len(keys)]
-            for key in order:
-                env = dict(speed.ENV, FMERGE_PROFILE_FILE=str(wd / "timed.profraw"))
-                times[key].append(sum(run_input(exes[key], comp[k % len(comp)], d, env) for k, d in enumerate(fixed)))
+        for key in speed.rotated_rounds(keys, args.rounds):
+            env = dict(speed.ENV, FMERGE_PROFILE_FILE=str(wd / "timed.profraw"))
+            times[key].append(sum(run_input(exes[key], comp[k % len(comp)], d, env) for k, d in enumerate(fixed)))
         pr = {}
         for a, b in PAIRS:
             cmp = json.loads(run([fmerge, "profile", "compare", profiles[a], profiles[b], "--json"], quiet=True).stdout)

@@ -240,11 +240,9 @@ def main():
                     b = pr["builds"][n]
                     b["instr_overhead"] = b["instructions"] / pr["builds"][ref]["instructions"] - 1
         walls = {n: [] for n in timed}
-        for r in range(args.rounds):
-            order = timed[r % len(timed):] + timed[:r % len(timed)]
-            for n in order:
-                _, _, w, _ = run_workload(timing, exes[n], wd / ("scratch-" + n))
-                walls[n].append(w)
+        for n in speed.rotated_rounds(timed, args.rounds):
+            _, _, w, _ = run_workload(timing, exes[n], wd / ("scratch-" + n))
+            walls[n].append(w)
         for n in timed:
             b = pr["builds"][n]
             b["wall_median"] = statistics.median(walls[n])
@@ -268,11 +266,16 @@ def main():
     print(md)
 
 
+def machine_line(res):
+    """Where and how long the run was: the header line of both tables."""
+    m = res["machine"]
+    return "machine: %s, %d CPUs, load %s; %d rounds; %.0f s" % (
+        m["uname"], m["nproc"], "/".join("%.1f" % x for x in m["loadavg"]), res["rounds"], res.get("seconds", 0))
+
+
 def render(res):
     lines = ["# Instrumentation overhead (bench/profiling/overhead.py)", "",
-             "machine: %s, %d CPUs, load %s; %d rounds; %.0f s" % (
-                 res["machine"]["uname"], res["machine"]["nproc"],
-                 "/".join("%.1f" % x for x in res["machine"]["loadavg"]), res["rounds"], res.get("seconds", 0)), "",
+             machine_line(res), "",
              "Wall-time overhead against the build's reference (module builds: the same module without "
              "counters; clang builds: the same per-TU build without instrumentation), median of per-round "
              "ratios [95% CI]; counter increments executed in one run of the timing workload.", "",
@@ -308,9 +311,7 @@ def render_subset(res):
     """The builds a --builds run made: wall-time and (with --callgrind) instruction overhead,
     counter increments, exactness of the checking builds."""
     lines = ["# Instrumentation overhead (bench/profiling/overhead.py --builds ...)", "",
-             "machine: %s, %d CPUs, load %s; %d rounds; %.0f s" % (
-                 res["machine"]["uname"], res["machine"]["nproc"],
-                 "/".join("%.1f" % x for x in res["machine"]["loadavg"]), res["rounds"], res.get("seconds", 0)), "",
+             machine_line(res), "",
              "Per build: wall-time overhead against its reference (median of per-round ratios [95% CI]); "
              "instructions executed by one run under callgrind and their overhead against the reference; "
              "counter increments executed in one run.", ""]

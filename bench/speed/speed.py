@@ -219,6 +219,15 @@ def expand(s, exe, scratch):
     return s.replace("{exe}", str(exe)).replace("{w}", str(WL)).replace("{s}", str(scratch))
 
 
+def rotated_rounds(names, rounds):
+    """Every name once per round, the order rotated by one each round, so that a drift in the
+    machine's load spreads over all the builds."""
+    names = list(names)
+    for r in range(rounds):
+        k = r % len(names)
+        yield from names[k:] + names[:k]
+
+
 def run_workload(steps, exe, scratch, wrapper=None, capture_stderr=False):
     """Run the steps; return (per-step (exit, sha256 of stdout), stderrs, wall, cpu)."""
     scratch.mkdir(parents=True, exist_ok=True)
@@ -524,12 +533,10 @@ def main():
         names = [b[0] for b in builds]
         walls = {n: [] for n in names}
         cpus = {n: [] for n in names}
-        for r in range(args.rounds):
-            order = names[r % len(names):] + names[:r % len(names)]
-            for n in order:
-                _, _, w, c = run_workload(timing, exes[n], wd / ("scratch-" + n))
-                walls[n].append(w)
-                cpus[n].append(c)
+        for n in rotated_rounds(names, args.rounds):
+            _, _, w, c = run_workload(timing, exes[n], wd / ("scratch-" + n))
+            walls[n].append(w)
+            cpus[n].append(c)
         for name, mod, fargs, ref in builds:
             b = pr["builds"][name]
             b["wall"] = walls[name]
