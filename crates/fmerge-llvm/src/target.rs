@@ -58,8 +58,8 @@ pub struct CodeGenSwitches {
     /// frames; elsewhere the switch changes nothing.
     pub frame_helpers: bool,
     /// Check the machine code after every code generation pass (`-verify-machineinstrs`):
-    /// what the outliner and the frame helpers make included. LLVM ends the process with
-    /// "Bad machine code" and its own error message when a check fails.
+    /// what the outliner and the frame helpers make included. A failed check prints "Bad
+    /// machine code" and is a fatal error of LLVM's (in fmerge: exit 8, nothing written).
     pub verify_machine_code: bool,
 }
 
