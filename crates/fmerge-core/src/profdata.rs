@@ -5,9 +5,10 @@
 //! **Flow.** `instrument` places probes per function ([`crate::probes::place`]) and records,
 //! for each function, its control-flow graph, how it is counted and which counters it owns
 //! ([`ProbeMap`], JSON). Each run of the program appends one [`RawRecord`] per instrumented
-//! module to the raw file: a 48-byte header (magic `FMPRAW02`, module id, number of counters,
-//! wall-clock nanoseconds, work, CPU nanoseconds of the process) and the counters, all
-//! little-endian `u64`. [`merge`] sums the
+//! module to the raw file: a 56-byte header (magic `FMPRAW03`, module id, number of counters,
+//! wall-clock nanoseconds, work, CPU nanoseconds of the process, how the run ended: 0 for
+//! exit, else the signal that ended it) and the counters, all little-endian `u64`. [`read_raw`]
+//! steps over records a killed writer left incomplete. [`merge`] sums the
 //! records of each module, rebuilds every block and edge count with the map
 //! ([`crate::probes::reconstruct`]) and writes a [`Profile`] (JSON), keyed by function name and
 //! a hash of the function's control-flow graph, so that a profile never lands on a function
@@ -32,10 +33,13 @@ pub const MAP_FORMAT: &str = "fmerge-probe-map";
 pub const PROFILE_FORMAT: &str = "fmerge-profile";
 /// Version of both formats.
 pub const VERSION: u32 = 1;
-/// First word of every raw record: `FMPRAW02` read as a little-endian `u64`.
-pub const RAW_MAGIC: u64 = u64::from_le_bytes(*b"FMPRAW02");
-/// Header words of a raw record: magic, module id, counters, wall ns, work, CPU ns.
-pub const RAW_HEADER_WORDS: usize = 6;
+/// First word of every raw record: `FMPRAW03` read as a little-endian `u64`.
+pub const RAW_MAGIC: u64 = u64::from_le_bytes(*b"FMPRAW03");
+/// Header words of a raw record: magic, module id, counters, wall ns, work, CPU ns, end.
+pub const RAW_HEADER_WORDS: usize = 7;
+/// The header word that says how the run ended: 0 for exit() or a return from main, else
+/// the number of the signal that ended it.
+pub const RAW_END_WORD: usize = 6;
 
 /// How a function is counted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -259,42 +263,86 @@ pub struct RawRecord {
     pub wall_ns: u64,
     pub work: u64,
     pub cpu_ns: u64,
+    /// The signal that ended the run (`None`: exit() or a return from main). Such a run
+    /// stopped mid-way: the functions on its stack did not finish.
+    pub signal: Option<u64>,
     pub counters: Vec<u64>,
 }
 
+/// The records of a raw profile file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawFile {
+    pub records: Vec<RawRecord>,
+    /// Bytes of records left incomplete (a writer killed in the middle of its write, by
+    /// SIGKILL or a full disk), stepped over.
+    pub damaged_bytes: u64,
+}
+
 /// Reads every record of a raw profile file.
-pub fn read_raw(bytes: &[u8]) -> Result<Vec<RawRecord>, Error> {
+///
+/// Records are appended by one `write(2)` each, but a write the kernel cut short (the writer
+/// killed by SIGKILL mid-write, a full disk) leaves a record incomplete, with the next process's
+/// record right after it. A record whose length runs past the end of the file or past the
+/// next record's magic is such a piece: it is counted in `damaged_bytes` and reading goes on at
+/// the next magic. (No counter reaches the magic's value, 5.8·10¹⁸.)
+pub fn read_raw(bytes: &[u8]) -> Result<RawFile, Error> {
     let word = |at: usize| -> Option<u64> {
         bytes.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
     };
-    let mut out = Vec::new();
+    // The next record start after `from` (8-byte steps: records are whole words), or the end.
+    let next_magic = |from: usize| {
+        (from..bytes.len()).step_by(8).find(|&a| word(a) == Some(RAW_MAGIC)).unwrap_or(bytes.len())
+    };
+    let mut out = RawFile::default();
     let mut at = 0usize;
     while at < bytes.len() {
+        if at == 0 {
+            match word(0) {
+                Some(m)
+                    if m == u64::from_le_bytes(*b"FMPRAW01")
+                        || m == u64::from_le_bytes(*b"FMPRAW02") =>
+                {
+                    return Err(Error::Raw(
+                        "a raw profile of an older fmerge: instrument with this fmerge again"
+                            .into(),
+                    ));
+                }
+                Some(m) if m == RAW_MAGIC => {}
+                _ => {
+                    return Err(Error::Raw(
+                        "no record starts at byte 0 (not an fmerge raw profile)".into(),
+                    ));
+                }
+            }
+        }
         let header: Option<Vec<u64>> = (0..RAW_HEADER_WORDS).map(|k| word(at + 8 * k)).collect();
-        let Some(h) = header else {
-            return Err(Error::Raw(format!("truncated record header at byte {at}")));
-        };
-        if h[0] == u64::from_le_bytes(*b"FMPRAW01") {
-            return Err(Error::Raw(
-                "a raw profile of an older fmerge (format 1): instrument with this fmerge again"
-                    .into(),
-            ));
-        }
-        if h[0] != RAW_MAGIC {
-            return Err(Error::Raw(format!(
-                "no record starts at byte {at} (not an fmerge raw profile)"
-            )));
-        }
-        let n = usize::try_from(h[2])
-            .ok()
-            .filter(|&n| n <= (bytes.len() - at) / 8)
-            .ok_or_else(|| Error::Raw(format!("truncated record at byte {at}")))?;
         let body = at + 8 * RAW_HEADER_WORDS;
-        let counters: Option<Vec<u64>> = (0..n).map(|k| word(body + 8 * k)).collect();
-        let counters =
-            counters.ok_or_else(|| Error::Raw(format!("truncated record at byte {at}")))?;
-        out.push(RawRecord { module_id: h[1], wall_ns: h[3], work: h[4], cpu_ns: h[5], counters });
-        at = body + 8 * n;
+        let end = header.as_ref().and_then(|h| {
+            let n = usize::try_from(h[2]).ok().filter(|&n| n <= (bytes.len() - at) / 8)?;
+            Some(body + 8 * n).filter(|&e| e <= bytes.len())
+        });
+        let next = next_magic(at + 8);
+        match (header, end) {
+            (Some(h), Some(end)) if end <= next => {
+                let counters =
+                    (0..h[2] as usize).map(|k| word(body + 8 * k).expect("in bounds")).collect();
+                let signal = Some(h[RAW_END_WORD]).filter(|&s| s != 0);
+                out.records.push(RawRecord {
+                    module_id: h[1],
+                    wall_ns: h[3],
+                    work: h[4],
+                    cpu_ns: h[5],
+                    signal,
+                    counters,
+                });
+                out.damaged_bytes += (next_magic(end) - end) as u64;
+                at = next_magic(end);
+            }
+            _ => {
+                out.damaged_bytes += (next - at) as u64;
+                at = next;
+            }
+        }
     }
     Ok(out)
 }
@@ -344,6 +392,16 @@ pub struct Profile {
     pub inconsistent: Vec<(String, String)>,
     /// Records of modules no map was given for.
     pub unknown_records: u64,
+    /// Records of runs ended by a signal (`fmerge instrument --write-on-signal`), among `runs`.
+    #[serde(default)]
+    pub signal_runs: u64,
+    /// Functions whose counts do not fit their CFG with the runs ended by a signal (a run
+    /// stopped inside them) and are counted without those runs.
+    #[serde(default)]
+    pub without_signal_runs: Vec<String>,
+    /// Bytes of incomplete records stepped over in the raw files ([`RawFile::damaged_bytes`]).
+    #[serde(default)]
+    pub damaged_bytes: u64,
 }
 
 impl Profile {
@@ -373,7 +431,14 @@ impl Profile {
             *self.executed.entry(k.clone()).or_insert(0) += v;
         }
         self.unknown_records += other.unknown_records;
+        self.signal_runs += other.signal_runs;
+        self.damaged_bytes += other.damaged_bytes;
         self.inconsistent.extend(other.inconsistent.iter().cloned());
+        for f in &other.without_signal_runs {
+            if !self.without_signal_runs.contains(f) {
+                self.without_signal_runs.push(f.clone());
+            }
+        }
         let mut index: HashMap<(String, u64), usize> = self
             .functions
             .iter()
@@ -405,17 +470,35 @@ impl Profile {
 }
 
 /// Sums the records of every module a map is given for and rebuilds each function's counts.
+///
+/// A run ended by a signal stopped inside the functions on its stack, so their counts may not
+/// fit their CFGs: such a function is counted from the other runs alone (and named in
+/// [`Profile::without_signal_runs`]); every other function gets the counts of all runs.
 pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
     let mut profile =
         Profile { format: PROFILE_FORMAT.into(), version: VERSION, ..Profile::default() };
     let by_id: HashMap<u64, &ProbeMap> = maps.iter().map(|m| (m.module_id, m)).collect();
-    let mut sums: HashMap<u64, Vec<u64>> = HashMap::new();
+    let mut sums: HashMap<u64, ModuleSums> = HashMap::new();
     for r in records {
         match by_id.get(&r.module_id) {
             Some(m) if r.counters.len() as u64 == m.counters => {
-                let s = sums.entry(r.module_id).or_insert_with(|| vec![0; r.counters.len()]);
-                for (a, b) in s.iter_mut().zip(&r.counters) {
+                let n = r.counters.len();
+                let ModuleSums { all, exited, ends } =
+                    sums.entry(r.module_id).or_insert_with(|| ModuleSums {
+                        all: vec![0; n],
+                        exited: vec![0; n],
+                        ends: [0; 2],
+                    });
+                ends[usize::from(r.signal.is_some())] += 1;
+                for (a, b) in all.iter_mut().zip(&r.counters) {
                     *a = a.wrapping_add(*b);
+                }
+                if r.signal.is_none() {
+                    for (a, b) in exited.iter_mut().zip(&r.counters) {
+                        *a = a.wrapping_add(*b);
+                    }
+                } else {
+                    profile.signal_runs += 1;
                 }
                 profile.runs += 1;
                 profile.wall_ns.push(r.wall_ns);
@@ -430,14 +513,24 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
         }
     }
     for m in maps {
-        let Some(sum) = sums.get(&m.module_id) else { continue };
+        let Some(ModuleSums { all, exited, ends }) = sums.get(&m.module_id) else { continue };
         if m.work.is_some() {
             continue; // work mode: the runs' work is the profile
         }
         let classes: Vec<&str> = m.opcodes.iter().map(|o| crate::costmodel::class_of(o)).collect();
+        // Runs of this module ended by exit and others by a signal.
+        let fallback = ends[0] > 0 && ends[1] > 0;
         for f in &m.functions {
-            let c = &sum[f.first as usize..f.first as usize + f.counters()];
-            match function_counts(f, c) {
+            let range = f.first as usize..f.first as usize + f.counters();
+            let counts = function_counts(f, &all[range.clone()]).or_else(|e| {
+                if !fallback {
+                    return Err(e);
+                }
+                let without = function_counts(f, &exited[range]).map_err(|_| e)?;
+                profile.without_signal_runs.push(f.name.clone());
+                Ok(without)
+            });
+            match counts {
                 Ok(fp) => {
                     for (ops, &n) in f.ops.iter().zip(&fp.blocks) {
                         for &(o, k) in ops {
@@ -455,6 +548,14 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
         }
     }
     profile
+}
+
+/// One module's counters summed over its runs, and over those that ended by exit; how many
+/// runs ended by exit (`ends[0]`) and by a signal (`ends[1]`).
+struct ModuleSums {
+    all: Vec<u64>,
+    exited: Vec<u64>,
+    ends: [u64; 2],
 }
 
 /// The work of one run of a work-mode module: each counter times the work it stands for
@@ -684,7 +785,7 @@ mod tests {
 
     fn record(id: u64, counters: &[u64]) -> Vec<u8> {
         let mut v = Vec::new();
-        for w in [RAW_MAGIC, id, counters.len() as u64, 5, 0, 4].iter().chain(counters) {
+        for w in [RAW_MAGIC, id, counters.len() as u64, 5, 0, 4, 0].iter().chain(counters) {
             v.extend(w.to_le_bytes());
         }
         v
@@ -718,10 +819,10 @@ mod tests {
         assert_eq!(map.counters, 6);
         let map = ProbeMap::from_json(&map.to_json()).unwrap();
         let good = record(map.module_id, &[7, 3, 10, 7, 3, 10]);
-        let p = merge(std::slice::from_ref(&map), &read_raw(&good).unwrap());
+        let p = merge(std::slice::from_ref(&map), &read_raw(&good).unwrap().records);
         assert_eq!((p.functions.len(), p.inconsistent.len()), (1, 0), "{:?}", p.inconsistent);
         let bad = record(map.module_id, &[7, 3, 10, 6, 3, 10]);
-        let p = merge(std::slice::from_ref(&map), &read_raw(&bad).unwrap());
+        let p = merge(std::slice::from_ref(&map), &read_raw(&bad).unwrap().records);
         assert_eq!(p.functions.len(), 0);
         assert!(
             p.inconsistent[0].1.contains("block 1 rebuilt as 7 but counted 6"),
@@ -777,22 +878,84 @@ mod tests {
         let mut bytes = record(7, &[1, 2, 3]);
         bytes.extend(record(9, &[]));
         let r = read_raw(&bytes).unwrap();
-        assert_eq!(r.len(), 2);
-        assert_eq!((r[0].module_id, r[0].wall_ns, r[0].counters.clone()), (7, 5, vec![1, 2, 3]));
-        assert!(r[1].counters.is_empty());
-        assert!(matches!(read_raw(&bytes[..bytes.len() - 3]), Err(Error::Raw(_))));
-        assert!(matches!(read_raw(&bytes[..20]), Err(Error::Raw(_))));
+        assert_eq!(r.records.len(), 2);
+        assert_eq!(r.damaged_bytes, 0);
+        let first = &r.records[0];
+        assert_eq!((first.module_id, first.wall_ns, first.counters.clone()), (7, 5, vec![1, 2, 3]));
+        assert_eq!(first.signal, None);
+        assert!(r.records[1].counters.is_empty());
         assert!(matches!(
             read_raw(b"not a profile at all, no sir....................."),
             Err(Error::Raw(_))
         ));
+        for old in [b"FMPRAW01", b"FMPRAW02"] {
+            let mut rec = record(1, &[]);
+            rec[..8].copy_from_slice(old);
+            assert!(read_raw(&rec).unwrap_err().to_string().contains("older fmerge"));
+        }
+        assert_eq!(read_raw(&[]).unwrap(), RawFile::default());
+    }
+
+    #[test]
+    fn records_cut_short_by_a_killed_writer_are_stepped_over() {
+        let whole = record(7, &[1, 2, 3]);
+        // Cut at the end of the file: in the header, in the counters, mid-word.
+        for cut in [20, 60, whole.len() - 8, whole.len() - 3] {
+            let mut bytes = record(9, &[4]);
+            bytes.extend(&whole[..cut]);
+            let r = read_raw(&bytes).unwrap();
+            assert_eq!(r.records.len(), 1, "cut at {cut}");
+            assert_eq!(r.records[0].module_id, 9);
+            assert_eq!(r.damaged_bytes, cut as u64, "cut at {cut}");
+        }
+        // Cut, with the next process's record right after it.
+        let mut bytes = whole[..whole.len() - 16].to_vec();
+        bytes.extend(record(9, &[4]));
+        let r = read_raw(&bytes).unwrap();
+        assert_eq!(r.records.iter().map(|r| r.module_id).collect::<Vec<_>>(), vec![9]);
+        assert_eq!(r.damaged_bytes, whole.len() as u64 - 16);
+        // A count larger than the file.
         let mut huge = record(1, &[]);
         huge[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
-        let mut old = record(1, &[]);
-        old[..8].copy_from_slice(b"FMPRAW01");
-        assert!(read_raw(&old).unwrap_err().to_string().contains("older fmerge"));
-        assert!(matches!(read_raw(&huge), Err(Error::Raw(_))));
-        assert_eq!(read_raw(&[]).unwrap(), vec![]);
+        huge.extend(record(2, &[]));
+        let r = read_raw(&huge).unwrap();
+        assert_eq!(r.records.iter().map(|r| r.module_id).collect::<Vec<_>>(), vec![2]);
+    }
+
+    #[test]
+    fn runs_ended_by_a_signal_count_where_they_fit() {
+        // Two functions in one module: a diamond g, and f = a diamond whose runs a signal can
+        // stop in an arm (entered, never left).
+        let f = map_of(diamond(), false).functions.remove(0);
+        let mut g = f.clone();
+        g.name = "g".into();
+        let map = ProbeMap::new(vec![f, g], vec![], MapOptions::default());
+        assert_eq!(map.counters, 4);
+        // f: 10 calls, 3 through the cold arm; g: 5 calls, 1 cold.
+        let mut bytes = record(map.module_id, &[7, 3, 4, 1]);
+        // A run ended by SIGTERM (15) whose counts for f do not fit f's CFG together with the
+        // other run's (here: more calls than 64 bits hold; in a real run, a loop's counter
+        // kept in a register and lost); g ran twice through its hot arm.
+        let half = u64::MAX / 2;
+        let mut killed = record(map.module_id, &[half, half, 2, 0]);
+        killed[8 * RAW_END_WORD..8 * RAW_END_WORD + 8].copy_from_slice(&15u64.to_le_bytes());
+        bytes.extend(&killed);
+        let raw = read_raw(&bytes).unwrap();
+        assert_eq!(raw.records[1].signal, Some(15));
+        let p = merge(std::slice::from_ref(&map), &raw.records);
+        assert_eq!((p.runs, p.signal_runs), (2, 1));
+        assert_eq!(p.without_signal_runs, vec!["f".to_string()]);
+        assert!(p.inconsistent.is_empty(), "{:?}", p.inconsistent);
+        let by_name: HashMap<&str, &FunctionProfile> =
+            p.functions.iter().map(|f| (f.name.as_str(), f)).collect();
+        assert_eq!(by_name["f"].blocks, vec![10, 7, 3, 10]);
+        assert_eq!(by_name["g"].blocks, vec![7, 6, 1, 7]);
+        // Without a run that ended by exit, counts that do not fit are inconsistent.
+        let mut twice = killed.clone();
+        twice.extend(&killed);
+        let p = merge(std::slice::from_ref(&map), &read_raw(&twice).unwrap().records);
+        assert_eq!(p.inconsistent.len(), 1);
+        assert!(p.without_signal_runs.is_empty());
     }
 
     #[test]
@@ -810,7 +973,7 @@ mod tests {
         let mut bytes = record(map.module_id, &[7, 3]);
         bytes.extend(record(map.module_id, &[4, 1]));
         bytes.extend(record(12345, &[1]));
-        let p = merge(std::slice::from_ref(&map), &read_raw(&bytes).unwrap());
+        let p = merge(std::slice::from_ref(&map), &read_raw(&bytes).unwrap().records);
         assert_eq!((p.runs, p.unknown_records), (2, 1));
         let f = &p.functions[0];
         assert_eq!(f.entries, 15);
@@ -818,7 +981,7 @@ mod tests {
         assert_eq!(f.edges, vec![Some(11), Some(4), Some(11), Some(4)]);
         // Counts that cannot come from this CFG are reported, not used.
         let bad = record(map.module_id, &[u64::MAX, 10]);
-        let p = merge(std::slice::from_ref(&map), &read_raw(&bad).unwrap());
+        let p = merge(std::slice::from_ref(&map), &read_raw(&bad).unwrap().records);
         assert!(p.functions.is_empty());
         assert_eq!(p.inconsistent.len(), 1);
     }
@@ -827,7 +990,7 @@ mod tests {
     fn block_counters_give_blocks_and_determined_edges() {
         let map = map_of(diamond(), true);
         let bytes = record(map.module_id, &[15, 11, 4, 15]);
-        let p = merge(std::slice::from_ref(&map), &read_raw(&bytes).unwrap());
+        let p = merge(std::slice::from_ref(&map), &read_raw(&bytes).unwrap().records);
         let f = &p.functions[0];
         assert_eq!(f.blocks, vec![15, 11, 4, 15]);
         assert_eq!(f.edges, vec![Some(11), Some(4), Some(11), Some(4)]);
@@ -860,8 +1023,10 @@ mod tests {
         wrong.counters += 1;
         assert!(ProbeMap::from_json(&wrong.to_json()).is_err());
         assert!(ProbeMap::from_json("{}").is_err());
-        let p =
-            merge(std::slice::from_ref(&map), &read_raw(&record(map.module_id, &[7, 3])).unwrap());
+        let p = merge(
+            std::slice::from_ref(&map),
+            &read_raw(&record(map.module_id, &[7, 3])).unwrap().records,
+        );
         let mut twice = Profile::from_json(&p.to_json()).unwrap();
         twice.add(&p);
         assert_eq!(twice.runs, 2);

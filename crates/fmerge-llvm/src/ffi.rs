@@ -34,6 +34,7 @@ unsafe extern "C" {
         m: LLVMModuleRef,
         magic: u64,
         module_id: u64,
+        header_words: u64,
         n: u64,
     ) -> LLVMValueRef;
     pub fn fm_instrument_function(
@@ -46,7 +47,12 @@ unsafe extern "C" {
         atomic: i32,
     ) -> i32;
     pub fn fm_promote_counters(m: LLVMModuleRef, loops: *mut u64) -> u64;
-    pub fn fm_profile_runtime(m: LLVMModuleRef, data: LLVMValueRef);
+    pub fn fm_profile_runtime(
+        m: LLVMModuleRef,
+        data: LLVMValueRef,
+        end_word: u64,
+        on_signals: i32,
+    ) -> i32;
     pub fn fm_opcode_name(i: LLVMValueRef) -> *const c_char;
     pub fn fm_forget_memory_effects(m: LLVMModuleRef);
     pub fn fm_isolate_counters(m: LLVMModuleRef, data: LLVMValueRef);

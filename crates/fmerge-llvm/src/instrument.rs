@@ -107,6 +107,7 @@ pub enum CounterSite {
 
 /// Magic number at the start of every record the runtime writes (`FMPRAW02`, little endian).
 pub use fmerge_core::profdata::RAW_MAGIC;
+use fmerge_core::profdata::{RAW_END_WORD, RAW_HEADER_WORDS};
 
 impl<'m> Value<'m> {
     /// The number of blocks and the edges, one per successor slot (blocks by index, in block
@@ -249,7 +250,7 @@ pub struct ProfileData<'m> {
 
 impl ProfileData<'_> {
     /// Header words before the counters.
-    pub const HEADER_WORDS: u64 = 6;
+    pub const HEADER_WORDS: u64 = RAW_HEADER_WORDS as u64;
     /// The word of counter `i`.
     pub fn counter_word(i: u64) -> u64 {
         Self::HEADER_WORDS + i
@@ -261,7 +262,15 @@ impl<'c> Module<'c> {
     /// counters.
     pub fn add_profile_data(&self, module_id: u64, counters: u64) -> ProfileData<'_> {
         // SAFETY: a live module; the shim adds one global to it.
-        let g = unsafe { ffi::fm_profile_data_global(self.raw(), RAW_MAGIC, module_id, counters) };
+        let g = unsafe {
+            ffi::fm_profile_data_global(
+                self.raw(),
+                RAW_MAGIC,
+                module_id,
+                ProfileData::HEADER_WORDS,
+                counters,
+            )
+        };
         ProfileData {
             global: Value::from_raw(g).expect("profile data global"),
             words: ProfileData::HEADER_WORDS + counters,
@@ -296,11 +305,21 @@ impl<'c> Module<'c> {
     }
 
     /// Adds the runtime that appends the profile data to `$FMERGE_PROFILE_FILE` (default
-    /// `fmerge.profraw`) at exit (see `shim/instrument.cpp`).
-    pub fn add_profile_runtime(&self, data: ProfileData<'_>) {
+    /// `fmerge.profraw`) at exit and, with `on_signals`, when a signal that ends the process
+    /// arrives (see `shim/instrument.cpp`). `false` if `on_signals` is asked for a target whose
+    /// signal ABI the runtime does not know (glibc or musl Linux on x86, Arm, AArch64, RISC-V,
+    /// LoongArch); nothing is added then.
+    pub fn add_profile_runtime(&self, data: ProfileData<'_>, on_signals: bool) -> bool {
         // SAFETY: a live module and its own profile data global; the shim adds functions,
         // globals and constructor/destructor entries.
-        unsafe { ffi::fm_profile_runtime(self.raw(), data.global.raw()) }
+        unsafe {
+            ffi::fm_profile_runtime(
+                self.raw(),
+                data.global.raw(),
+                RAW_END_WORD as u64,
+                i32::from(on_signals),
+            ) == 0
+        }
     }
 
     /// After counters were added: drops every claim of a function defined here (and of its

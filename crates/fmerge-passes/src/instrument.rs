@@ -25,8 +25,9 @@
 //! counts where conservation gives them), and the map says why; so does a function that calls
 //! `setjmp` (control re-enters the middle of a block there). Functions fmerge cannot
 //! instrument (naked, funclet exception handling, `available_externally`) are listed as
-//! skipped. The module gets the counters, the runtime that appends them at exit
-//! ([`fmerge_llvm::Module::add_profile_runtime`]), and is verified by the caller.
+//! skipped. The module gets the counters, the runtime that appends them at exit (and, with
+//! `--write-on-signal`, when a signal ends the process: [`fmerge_llvm::Module::add_profile_runtime`]),
+//! and is verified by the caller.
 //!
 //! **Applying a profile.** Each defined function whose name and control-flow hash match a
 //! function of the profile gets its entry count and branch weights; the module gets a profile
@@ -71,6 +72,9 @@ pub struct InstrumentOptions {
     /// back at the loops' exits ([`fmerge_llvm::Module::promote_counters`]). Never with
     /// `atomic`.
     pub promote: bool,
+    /// Also write the record when a signal that ends the process arrives (SIGINT, SIGTERM,
+    /// SIGPIPE, SIGABRT, ...): handlers the program can see.
+    pub write_on_signal: bool,
 }
 
 /// How to relax work instrumentation.
@@ -81,7 +85,7 @@ pub enum Relax {
     Region(f64),
     /// Over the whole program, losing at most this fraction of the work of the training runs
     /// in the profile (counts of the same module): a bound for runs like those.
-    Whole(f64, Profile),
+    Whole(f64, Box<Profile>),
 }
 
 /// Why a module cannot be instrumented.
@@ -92,6 +96,12 @@ pub enum InstrumentError {
          with Linux's constants); the module's triple is {0:?}"
     )]
     UnsupportedTarget(String),
+    #[error(
+        "--write-on-signal supports glibc and musl Linux on x86, Arm, AArch64, RISC-V and \
+         LoongArch only (the handlers use their struct sigaction and signal numbers); the \
+         module's triple is {0:?}"
+    )]
+    UnsupportedSignals(String),
     #[error("the module is already instrumented by fmerge (it defines __fmerge_prof_data)")]
     AlreadyInstrumented,
     #[error("instrumenting {0}")]
@@ -119,7 +129,9 @@ pub fn instrument(
     let data = module.profile_data().expect("the profile data was added");
     module.forget_memory_effects();
     module.isolate_counters(data);
-    module.add_profile_runtime(data);
+    if !module.add_profile_runtime(data, opts.write_on_signal) {
+        return Err(InstrumentError::UnsupportedSignals(module.triple()));
+    }
     Ok(Instrumented { map, promotion })
 }
 

@@ -238,6 +238,15 @@ pub struct InstrumentArgs {
     /// never kept in registers.
     #[arg(long)]
     pub no_promote: bool,
+    /// Also write the record of a run that a signal ends (SIGINT, SIGTERM, SIGHUP, SIGPIPE,
+    /// SIGABRT, SIGQUIT, SIGALRM, SIGILL, SIGTRAP, SIGFPE, SIGXCPU, SIGXFSZ; not SIGSEGV or
+    /// SIGBUS, nor SIGKILL or _exit()). The program gets handlers for those of them still at
+    /// their default when it starts; it ends with the same status. A program that asks for a
+    /// signal's disposition sees the handler (CPython then leaves out its KeyboardInterrupt):
+    /// that is why this is an option. Such a run stops inside the functions on its stack;
+    /// `profile merge` counts any whose counts no longer fit from the other runs only.
+    #[arg(long)]
+    pub write_on_signal: bool,
     /// What to write.
     #[arg(long, value_enum, default_value_t = EmitKind::Bc)]
     pub emit: EmitKind,

@@ -76,7 +76,7 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
                             "--relax whole:PCT needs --profile FILE.fprof (a counters profile of this module)"
                         );
                     };
-                    Some(Relax::Whole(pct / 100.0, read_profile(p)?))
+                    Some(Relax::Whole(pct / 100.0, Box::new(read_profile(p)?)))
                 }
                 _ => anyhow::bail!("--relax {spec}: expected region:PCT or whole:PCT"),
             }
@@ -98,6 +98,7 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         atomic: args.atomic,
         assume_calls_return: args.assume_calls_return,
         promote: !args.no_promote,
+        write_on_signal: args.write_on_signal,
     };
     let fmerge_passes::instrument::Instrumented { map, promotion } =
         fmerge_passes::instrument::instrument(&mut module, opts)?;
@@ -165,13 +166,15 @@ pub fn merge(args: ProfileMergeArgs) -> Result<()> {
         );
     }
     let mut records = Vec::new();
+    let mut damaged_bytes = 0;
     let mut earlier = Vec::new();
     for p in &args.inputs {
         let bytes = read_file(p)?;
         if bytes.len() >= 8 && bytes[..8] == RAW_MAGIC.to_le_bytes() {
-            records.extend(
-                profdata::read_raw(&bytes).with_context(|| format!("reading {}", p.display()))?,
-            );
+            let raw =
+                profdata::read_raw(&bytes).with_context(|| format!("reading {}", p.display()))?;
+            records.extend(raw.records);
+            damaged_bytes += raw.damaged_bytes;
         } else if bytes.is_empty() {
             // A program that was instrumented but never ran to exit writes nothing.
             continue;
@@ -183,6 +186,7 @@ pub fn merge(args: ProfileMergeArgs) -> Result<()> {
         anyhow::bail!("raw records need the probe map of their module: add --map FILE.fpmap");
     }
     let mut profile = profdata::merge(&maps, &records);
+    profile.damaged_bytes += damaged_bytes;
     for e in &earlier {
         profile.add(e);
     }
@@ -206,6 +210,24 @@ pub fn merge(args: ProfileMergeArgs) -> Result<()> {
         eprintln!(
             "fmerge: warning: {} records belong to modules no --map describes (another build?)",
             profile.unknown_records
+        );
+    }
+    if profile.damaged_bytes > 0 {
+        eprintln!(
+            "fmerge: warning: stepped over {} bytes of records left incomplete (a program killed \
+             while writing its record, or a full disk)",
+            profile.damaged_bytes
+        );
+    }
+    if !profile.without_signal_runs.is_empty() {
+        eprintln!(
+            "fmerge: warning: {} of {} runs ended by a signal and stopped inside {} functions; \
+             those are counted from the other runs only ({}{})",
+            profile.signal_runs,
+            profile.runs,
+            profile.without_signal_runs.len(),
+            profile.without_signal_runs.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
+            if profile.without_signal_runs.len() > 5 { ", ..." } else { "" }
         );
     }
     Ok(())

@@ -324,6 +324,29 @@ fn bad_inputs_get_clear_errors() {
     let out = fmerge().arg("instrument").arg(&mac).arg("-o").arg(d.join("m.bc")).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Linux targets only"));
+    // Signal handlers only where the runtime knows struct sigaction and the signal numbers.
+    let android = d.join("android.bc");
+    run_ok(
+        Command::new("clang-22")
+            .args(["--target=aarch64-linux-android", "-O2", "-emit-llvm", "-c"])
+            .arg(&mac_src)
+            .arg("-o")
+            .arg(&android),
+    );
+    let out =
+        fmerge().arg("instrument").arg(&android).arg("-o").arg(d.join("android-i.bc")).output();
+    assert!(out.unwrap().status.success(), "Android is instrumented without the option");
+    let out = fmerge()
+        .arg("instrument")
+        .arg(&android)
+        .arg("--write-on-signal")
+        .arg("-o")
+        .arg(d.join("android-s.bc"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--write-on-signal supports"));
+    assert!(!d.join("android-s.bc").exists());
 }
 
 #[test]
@@ -441,4 +464,102 @@ fn only_loops_without_calls_keep_counters_in_registers() {
     assert!(!body(&ll, "fill").contains("fmerge.count.promoted"));
     assert!(body(&ll, "copy").contains("fmerge.count.promoted"));
     check_exact("own_memset.c", &[&["40"]], &[], &[]);
+}
+
+#[test]
+fn write_on_signal_keeps_the_records_of_runs_a_signal_ends_and_the_same_exit_status() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Two modules instrumented on their own, linked into one program: both write a record.
+    let (main_bc, lib_bc) = (d.join("main.bc"), d.join("lib.bc"));
+    compile(&source("signals.c"), &main_bc, &["-O2"]);
+    compile(&source("signals_lib.c"), &lib_bc, &["-O2", "-fno-inline"]);
+    let build = |tag: &str, extra: &[&str]| {
+        let mut objs = Vec::new();
+        for bc in [&main_bc, &lib_bc] {
+            let stem = bc.file_stem().unwrap().to_str().unwrap();
+            let out = d.join(format!("{tag}-{stem}.bc"));
+            if extra.first() == Some(&"none") {
+                std::fs::copy(bc, &out).unwrap();
+            } else {
+                run_ok(
+                    fmerge().arg("instrument").arg(bc).arg("-o").arg(&out).arg("-q").args(extra),
+                );
+                verify(&out);
+            }
+            objs.push(out);
+        }
+        let exe = d.join(tag);
+        run_ok(Command::new("clang-22").args(&objs).arg("-o").arg(&exe));
+        exe
+    };
+    let base = build("base", &["none"]);
+    let plain = build("plain", &[]);
+    let on_signal = build("on-signal", &["--write-on-signal"]);
+    // (exit code, signal, stdout) of one run; `sh` makes SIGINT ignored for "int-ignored".
+    let run = |exe: &Path, how: &str, raw: &Path| {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("trap '' INT; exec \"$0\" 5 {how}"))
+            .arg(exe)
+            .env("FMERGE_PROFILE_FILE", raw)
+            .output()
+            .unwrap();
+        (out.status.code(), out.status.signal(), String::from_utf8(out.stdout).unwrap())
+    };
+    let endings = ["exit", "term", "abort", "pipe", "int-ignored"];
+    let (plain_raw, signal_raw) = (d.join("plain.profraw"), d.join("on-signal.profraw"));
+    for how in endings {
+        let expected = run(&base, how, &d.join("base.profraw"));
+        let got = run(&plain, how, &plain_raw);
+        assert_eq!(got, expected, "{how}: the instrumented program behaves differently");
+        let (code, signal, out) = run(&on_signal, how, &signal_raw);
+        assert_eq!((code, signal), (expected.0, expected.1), "{how}: another exit status");
+        // SIGINT is ignored when these runs start, and stays so: the same output.
+        assert_eq!(out, expected.2, "{how}");
+    }
+    // The price of the option: a program that asks sees the handler of a signal that was at
+    // its default.
+    let first_line = |exe: &Path| {
+        let out = Command::new(exe).env("FMERGE_PROFILE_FILE", d.join("x.profraw")).output();
+        String::from_utf8(out.unwrap().stdout).unwrap().lines().next().unwrap().to_string()
+    };
+    assert_eq!(first_line(&plain), "SIGINT at its default: yes");
+    assert_eq!(first_line(&on_signal), "SIGINT at its default: no");
+    assert!(!d.join("base.profraw").exists());
+    let merged = |raw: &Path, tag: &str| {
+        let out = d.join(format!("{tag}.fprof"));
+        run_ok(
+            fmerge()
+                .args(["profile", "merge", "-q"])
+                .arg(raw)
+                .arg("--map")
+                .arg(d.join(format!("{tag}-main.fpmap")))
+                .arg("--map")
+                .arg(d.join(format!("{tag}-lib.fpmap")))
+                .arg("-o")
+                .arg(&out),
+        );
+        serde_json::from_slice::<Value>(&std::fs::read(out).unwrap()).unwrap()
+    };
+    // Without the option only the runs that exit write records (two modules each); with it
+    // every run does, and the three ended by a signal are marked.
+    let plain_profile = merged(&plain_raw, "plain");
+    assert_eq!(
+        (plain_profile["runs"].as_u64(), plain_profile["signal_runs"].as_u64()),
+        (Some(4), Some(0))
+    );
+    let p = merged(&signal_raw, "on-signal");
+    assert_eq!((p["runs"].as_u64(), p["signal_runs"].as_u64()), (Some(10), Some(6)));
+    assert_eq!(p["inconsistent"], serde_json::json!([]));
+    assert_eq!(p["damaged_bytes"], 0);
+    // count_up finished every call before the signal: 5 calls per run, 5 runs.
+    let count_up = p["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "count_up")
+        .expect("count_up counted");
+    assert_eq!(count_up["entries"], 25);
 }
