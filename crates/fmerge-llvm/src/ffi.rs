@@ -45,7 +45,7 @@ unsafe extern "C" {
         amount: *const i64,
         atomic: i32,
     ) -> i32;
-    pub fn fm_promote_counters(m: LLVMModuleRef, loops: *mut u64) -> u64;
+    pub fn fm_promote_counters(m: LLVMModuleRef, tm: LLVMTargetMachineRef, loops: *mut u64) -> u64;
     pub fn fm_profile_runtime(m: LLVMModuleRef, data: LLVMValueRef);
     pub fn fm_opcode_name(i: LLVMValueRef) -> *const c_char;
     pub fn fm_forget_memory_effects(m: LLVMModuleRef);
