@@ -8,13 +8,19 @@
 // Block indices are positions in the function's block list before any change.
 
 #include "llvm-c/Core.h"
+#include "llvm-c/TargetMachine.h"
 #include "llvm/Analysis/BlockFrequencyInfo.h"
+#include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/BranchProbabilityInfo.h"
+#include "llvm/Analysis/InlineCost.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/PostDominators.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
@@ -26,6 +32,7 @@
 #include "llvm/IR/ProfileSummary.h"
 #include "llvm/ProfileData/InstrProf.h"
 #include "llvm/ProfileData/ProfileCommon.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
@@ -35,6 +42,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 using namespace llvm;
@@ -316,6 +324,174 @@ namespace {
 constexpr unsigned PromoteMaxExits = 10;
 constexpr unsigned PromoteMaxCountersPerLoop = 20;
 
+// Register pressure. A counter kept in a register through a loop that already needs every
+// register pushes the program's own values to the stack, which costs more than the load and
+// store the promotion saves (bzip2's BZ2_decompress: short loops in a function that keeps
+// some 50 values live everywhere). So a loop gets only as many counters as it has room for:
+// the registers of the target, minus the values live in the loop (RegisterPressure), minus
+// the values of the callers the function will be inlined into (inliningPressure).
+//
+// IR values are not registers: a comparison feeding a branch lives in the flags, address
+// arithmetic folds into addressing modes, the register allocator splits the live ranges of
+// values a loop does not use around it. So the room is counted against twice the target's
+// registers. On the corpus (callgrind, x86-64: 16 registers), loops whose pressure stayed
+// under about 32 gained from promotion (zstd's ZSTD_RowFindBestMatch at 17 to 19, bzip2's
+// BZ2_compressBlock at 24 to 30) and loops above it lost (zstd's lazy match finders at 43 to
+// 51, BZ2_decompress at 52 to 62).
+constexpr unsigned ValuesPerRegister = 2;
+
+// Without a target machine (a triple LLVM was built without): x86-64's 16 integer registers,
+// fewer than the other 64-bit targets have.
+constexpr unsigned FallbackRegisters = 16;
+
+// The most values a loop of F may keep live, counters included: ValuesPerRegister times the
+// integer registers of F's target and subtarget, as LLVM's cost model counts them.
+unsigned registerBudget(Function &F, TargetMachine *TM) {
+  if (!TM)
+    return ValuesPerRegister * FallbackRegisters;
+  TargetTransformInfo TTI = TM->getTargetTransformInfo(F);
+  return ValuesPerRegister * TTI.getNumberOfRegisters(TTI.getRegisterClassForType(false));
+}
+
+// Register pressure of a function before promotion, from SSA liveness: the integer and
+// pointer values (arguments and instructions; not constants, globals or static allocas, whose
+// addresses code generation rematerialises) live at once. A value is live into every block on
+// a path from a use back to its definition (a phi's use is at the end of the incoming block);
+// unreachable blocks are left out. Kept: the most values live at one point of each block, and
+// the values live across each call (besides its operands and result).
+class RegisterPressure {
+public:
+  explicit RegisterPressure(Function &F) {
+    DenseMap<const Value *, unsigned> Id;
+    SmallVector<Value *, 64> Values;
+    auto Add = [&](Value &V) {
+      if (inRegister(V)) {
+        Id[&V] = Values.size();
+        Values.push_back(&V);
+      }
+    };
+    for (Argument &A : F.args())
+      Add(A);
+    DenseMap<const BasicBlock *, unsigned> Index;
+    SmallVector<BasicBlock *, 64> Blocks;
+    for (BasicBlock *BB : depth_first(&F.getEntryBlock())) {
+      Index[BB] = Blocks.size();
+      Blocks.push_back(BB);
+      for (Instruction &I : *BB)
+        Add(I);
+    }
+    std::vector<BitVector> LiveIn(Blocks.size(), BitVector(Values.size()));
+    std::vector<BitVector> LiveOut = LiveIn;
+    for (unsigned K = 0; K < Values.size(); ++K) {
+      auto *Def = dyn_cast<Instruction>(Values[K]);
+      const BasicBlock *DefBB = Def ? Def->getParent() : nullptr;
+      SmallVector<const BasicBlock *, 16> Work;
+      for (const Use &U : Values[K]->uses()) {
+        auto *User = cast<Instruction>(U.getUser());
+        const BasicBlock *BB = User->getParent();
+        if (auto *Phi = dyn_cast<PHINode>(User)) {
+          BB = Phi->getIncomingBlock(U);
+          if (Index.contains(BB))
+            LiveOut[Index[BB]].set(K);
+        }
+        if (BB != DefBB && Index.contains(BB))
+          Work.push_back(BB);
+      }
+      while (!Work.empty()) {
+        const BasicBlock *BB = Work.pop_back_val();
+        BitVector &In = LiveIn[Index[BB]];
+        if (In.test(K))
+          continue;
+        In.set(K);
+        for (const BasicBlock *P : predecessors(BB)) {
+          if (!Index.contains(P))
+            continue;
+          LiveOut[Index[P]].set(K);
+          if (P != DefBB)
+            Work.push_back(P);
+        }
+      }
+    }
+    // Each block backwards from what is live out of it (phis define at its start).
+    for (unsigned B = 0; B < Blocks.size(); ++B) {
+      BitVector &Live = LiveOut[B];
+      unsigned N = Live.count(), Max = N;
+      for (Instruction &I : reverse(*Blocks[B])) {
+        if (isa<PHINode>(I))
+          break;
+        if (auto It = Id.find(&I); It != Id.end() && Live.test(It->second)) {
+          Live.reset(It->second);
+          --N;
+        }
+        if (auto *CB = dyn_cast<CallBase>(&I))
+          Across[CB] = N;
+        for (const Value *Op : I.operands())
+          if (auto It = Id.find(Op); It != Id.end() && !Live.test(It->second)) {
+            Live.set(It->second);
+            ++N;
+          }
+        Max = std::max(Max, N);
+      }
+      Peak[Blocks[B]] = Max;
+    }
+  }
+
+  // The most values live at one point of BB (0 for a block made after the analysis).
+  unsigned in(const BasicBlock *BB) const { return Peak.lookup(BB); }
+  // The values live across call CB.
+  unsigned across(const CallBase *CB) const { return Across.lookup(CB); }
+
+private:
+  static bool inRegister(const Value &V) {
+    if (auto *AI = dyn_cast<AllocaInst>(&V); AI && AI->isStaticAlloca())
+      return false;
+    return V.getType()->isIntegerTy() || V.getType()->isPointerTy();
+  }
+
+  DenseMap<const BasicBlock *, unsigned> Peak;
+  DenseMap<const CallBase *, unsigned> Across;
+};
+
+// For each function of M, the most values of a caller live across a call of it that LLVM's
+// inliner would inline at -Os (what the corpus is built with; with the cost model of the
+// callee's target when TM is given): once inlined, the function's loops run with those
+// values live. Whole-program modules inline across what were translation units (bzip2's
+// small BZ2_indexIntoF, from bzlib.c, into BZ2_decompress).
+DenseMap<const Function *, unsigned>
+inliningPressure(Module &M, TargetMachine *TM,
+                 const std::map<const Function *, RegisterPressure> &Pressure) {
+  TargetLibraryInfoImpl TLII(M.getTargetTriple());
+  std::map<const Function *, TargetLibraryInfo> TLIs;
+  std::map<const Function *, AssumptionCache> ACs;
+  auto GetTLI = [&](Function &F) -> const TargetLibraryInfo & {
+    return TLIs.try_emplace(&F, TLII, &F).first->second;
+  };
+  auto GetAC = [&](Function &F) -> AssumptionCache & {
+    return ACs.try_emplace(&F, F).first->second;
+  };
+  const InlineParams Params = getInlineParams(2, 1);
+  DenseMap<const Function *, unsigned> Host;
+  for (Function &Caller : M) {
+    auto P = Pressure.find(&Caller);
+    if (P == Pressure.end())
+      continue;
+    for (BasicBlock &BB : Caller)
+      for (Instruction &I : BB) {
+        auto *CB = dyn_cast<CallBase>(&I);
+        Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+        if (!Callee || Callee->isDeclaration() || Callee == &Caller)
+          continue;
+        TargetTransformInfo TTI =
+            TM ? TM->getTargetTransformInfo(*Callee) : TargetTransformInfo(M.getDataLayout());
+        if (!getInlineCost(*CB, Params, TTI, GetAC, GetTLI))
+          continue;
+        unsigned &H = Host[Callee];
+        H = std::max(H, P->second.across(CB));
+      }
+  }
+  return Host;
+}
+
 // A call that may sit in a loop whose counters live in registers: it must come back to the
 // loop (no exit(), longjmp, unwinding, signal-raising trap), run no code of the program (which
 // could update the same counters, fork, or end the process and write the counters) and not
@@ -479,11 +655,15 @@ void promoteWord(BasicBlock *Preheader, ArrayRef<BasicBlock *> Exits,
 // instrumentation does. Loops are visited innermost first, so a counter ends up in the
 // outermost such loop (an inner loop's write-back becomes the outer loop's update). A counter
 // moves into a loop only if the static estimate runs its updates more often than the loop is
-// entered; loops without a preheader get one, exits are made dedicated; a loop with more than
-// PromoteMaxExits exits, none, or exits that cannot be split is left alone. Functions that
-// call setjmp are left alone. Returns the number of (loop, counter) promotions and adds the
-// number of loops that got at least one to *Loops.
-uint64_t promoteInFunction(Function *F, GlobalVariable *Data, uint64_t *Loops) {
+// entered, and only while the loop has registers for it (hottest first): its values
+// (`Pressure`), those of the callers F will be inlined into (`Inlined`) and the counters
+// already held through its blocks must stay within registerBudget. Loops without a preheader
+// get one, exits are made dedicated; a loop with more than PromoteMaxExits exits, none, or
+// exits that cannot be split is left alone. Functions that call setjmp are left alone.
+// Returns the number of (loop, counter) promotions and adds the number of loops that got at
+// least one to *Loops.
+uint64_t promoteInFunction(Function *F, GlobalVariable *Data, const RegisterPressure &Pressure,
+                           unsigned Inlined, TargetMachine *TM, uint64_t *Loops) {
   const DataLayout &DL = F->getParent()->getDataLayout();
 
   // Blocks whose loops cannot be promoted, and the frequency of each counter word's updates.
@@ -556,6 +736,23 @@ uint64_t promoteInFunction(Function *F, GlobalVariable *Data, uint64_t *Loops) {
       WordFreq[Off] = Max;
     }
   }
+  // The words kept in registers through each block by the loops promoted so far (an outer
+  // loop's counter is live through its inner loops too).
+  const unsigned Budget = registerBudget(*F, TM);
+  DenseMap<BasicBlock *, std::set<int64_t>> Held;
+  // Whether L's blocks have room for the words of `Take` besides their own values and the
+  // words held there already.
+  auto Fits = [&](Loop *L, ArrayRef<int64_t> Take) {
+    return all_of(L->blocks(), [&](BasicBlock *BB) {
+      auto It = Held.find(BB);
+      size_t Live = Pressure.in(BB) + Inlined;
+      for (int64_t W : Take)
+        Live += It == Held.end() || !It->second.count(W);
+      if (It != Held.end())
+        Live += It->second.size();
+      return Live <= Budget;
+    });
+  };
   uint64_t Promoted = 0;
   for (Loop *L : Order) {
     if (Unsafe.contains(L) || L->getHeader()->isEHPad())
@@ -578,16 +775,23 @@ uint64_t promoteInFunction(Function *F, GlobalVariable *Data, uint64_t *Loops) {
         }
       return Acc;
     };
-    std::vector<int64_t> Words;
+    std::vector<int64_t> Hot;
     for (auto &[Off, Insts] : Gather())
       if (WordFreq[Off] > Entered[L])
-        Words.push_back(Off);
+        Hot.push_back(Off);
+    std::stable_sort(Hot.begin(), Hot.end(),
+                     [&](int64_t A, int64_t B) { return WordFreq[A] > WordFreq[B]; });
+    // The hottest that the loop has registers for.
+    SmallVector<int64_t, 8> Words;
+    for (int64_t W : Hot) {
+      if (Words.size() == PromoteMaxCountersPerLoop)
+        break;
+      Words.push_back(W);
+      if (!Fits(L, Words))
+        Words.pop_back();
+    }
     if (Words.empty())
       continue;
-    std::stable_sort(Words.begin(), Words.end(),
-                     [&](int64_t A, int64_t B) { return WordFreq[A] > WordFreq[B]; });
-    if (Words.size() > PromoteMaxCountersPerLoop)
-      Words.resize(PromoteMaxCountersPerLoop);
     BasicBlock *Preheader = L->getLoopPreheader();
     if (!Preheader)
       Preheader = InsertPreheaderForLoop(L, &DT, &LI, nullptr, false);
@@ -605,6 +809,8 @@ uint64_t promoteInFunction(Function *F, GlobalVariable *Data, uint64_t *Loops) {
     for (int64_t Off : Words) {
       promoteWord(Preheader, Exits, Acc[Off]);
       WordFreq[Off] = Entered[L];
+      for (BasicBlock *BB : L->blocks())
+        Held[BB].insert(Off);
       ++Promoted;
     }
     ++*Loops;
@@ -617,18 +823,27 @@ uint64_t promoteInFunction(Function *F, GlobalVariable *Data, uint64_t *Loops) {
 extern "C" {
 
 // Counter promotion (promoteInFunction) in every function of M that has counters of
-// `__fmerge_prof_data`; only for non-atomic counters. Returns the (loop, counter) promotions;
-// *Loops gets the number of loops that keep a counter in a register.
-uint64_t fm_promote_counters(LLVMModuleRef MRef, uint64_t *Loops) {
+// `__fmerge_prof_data`; only for non-atomic counters. TMRef: a target machine for M's triple
+// (its registers and inlining costs), or null. Returns the (loop, counter) promotions; *Loops
+// gets the number of loops that keep a counter in a register.
+uint64_t fm_promote_counters(LLVMModuleRef MRef, LLVMTargetMachineRef TMRef, uint64_t *Loops) {
   Module *M = unwrap(MRef);
+  auto *TM = reinterpret_cast<TargetMachine *>(TMRef);
   *Loops = 0;
   GlobalVariable *Data = M->getNamedGlobal("__fmerge_prof_data");
   if (!Data)
     return 0;
+  // Liveness of every function before any change: a function's loops share registers with
+  // its own values and with those of the callers it will be inlined into.
+  std::map<const Function *, RegisterPressure> Pressure;
+  for (Function &F : *M)
+    if (!F.isDeclaration())
+      Pressure.try_emplace(&F, F);
+  DenseMap<const Function *, unsigned> Inlined = inliningPressure(*M, TM, Pressure);
   uint64_t Promoted = 0;
   for (Function &F : *M)
     if (!F.isDeclaration())
-      Promoted += promoteInFunction(&F, Data, Loops);
+      Promoted += promoteInFunction(&F, Data, Pressure.at(&F), Inlined.lookup(&F), TM, Loops);
   return Promoted;
 }
 

@@ -46,7 +46,7 @@ unsafe extern "C" {
         amount: *const i64,
         atomic: i32,
     ) -> i32;
-    pub fn fm_promote_counters(m: LLVMModuleRef, loops: *mut u64) -> u64;
+    pub fn fm_promote_counters(m: LLVMModuleRef, tm: LLVMTargetMachineRef, loops: *mut u64) -> u64;
     pub fn fm_profile_runtime(
         m: LLVMModuleRef,
         data: LLVMValueRef,

@@ -288,7 +288,11 @@ impl<'c> Module<'c> {
     /// intrinsic (memcpy, lifetime, arithmetic, ...) can leave or look into, each counter
     /// updated more often than the loop is entered (by LLVM's static estimate) is loaded once
     /// before the loop, kept in an SSA value and stored at every exit; innermost loops first,
-    /// so a counter ends in the outermost such loop. Loops get a preheader and dedicated exits
+    /// so a counter ends in the outermost such loop, and only as many counters (hottest first)
+    /// as the loop has room for: twice the target's integer registers (LLVM's cost model, for
+    /// the module's triple) minus the most integer and pointer values live at one point of the
+    /// loop (SSA liveness), minus those of the callers the function will be inlined into (at
+    /// -Os), minus the counters already kept through it. Loops get a preheader and dedicated exits
     /// where they lack them (new blocks); loops with more than 10 exits, none, or exits that
     /// cannot be split keep their counters in memory, as do functions that call `setjmp`. The
     /// counts stay exact: the counters are written at exit() or the return from main, and
@@ -297,10 +301,13 @@ impl<'c> Module<'c> {
     /// instrumentation; threads sharing non-atomic counters lose more updates.)
     pub fn promote_counters(&mut self) -> Promotion {
         let mut loops = 0u64;
+        // Without a target machine for the triple, the shim assumes x86-64's registers.
+        let target = crate::Target::new(&self.triple()).ok();
+        let tm = target.as_ref().map_or(std::ptr::null_mut(), |t| t.raw());
         // SAFETY: `&mut self`: no handle is alive. The shim erases only the counter loads and
         // stores it replaced (made by `instrument_counters`, never handed to Rust) and adds
-        // blocks, loads, stores and phis.
-        let counters = unsafe { ffi::fm_promote_counters(self.raw(), &mut loops) };
+        // blocks, loads, stores and phis; it only reads the target machine (alive or null).
+        let counters = unsafe { ffi::fm_promote_counters(self.raw(), tm, &mut loops) };
         Promotion { loops, counters }
     }
 

@@ -16,8 +16,9 @@
 //! - the entry (only when the entry block itself may leave abnormally): at its start.
 //!
 //! Once every counter is in place, counters updated in loops without calls are kept in
-//! registers through the loop and written back at its exits (counter promotion,
-//! [`fmerge_llvm::Module::promote_counters`]; not with `--atomic` or `--no-promote`).
+//! registers through the loop and written back at its exits, as far as the loop has registers
+//! to spare (counter promotion, [`fmerge_llvm::Module::promote_counters`]; not with `--atomic`
+//! or `--no-promote`).
 //!
 //! Edges that can carry no counter (out of an `indirectbr` or `callbr` into a block with
 //! several predecessors) are *pinned* into the spanning tree. If pinned edges alone

@@ -563,3 +563,27 @@ fn write_on_signal_keeps_the_records_of_runs_a_signal_ends_and_the_same_exit_sta
         .expect("count_up counted");
     assert_eq!(count_up["entries"], 25);
 }
+
+/// Register pressure: a loop that keeps more values live than twice the target's registers
+/// (40 on x86-64) keeps its counters in memory, a simple loop next to it still gets them in
+/// registers, and the counts of both stay exact.
+#[test]
+fn crowded_loops_keep_counters_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bc = d.join("prog.bc");
+    compile(&source("pressure.c"), &bc, &["-O2"]);
+    let ll = d.join("inst.ll");
+    run_ok(fmerge().arg("instrument").arg(&bc).args(["--emit", "ll", "-q", "-o"]).arg(&ll));
+    let ll = std::fs::read_to_string(&ll).unwrap();
+    let body = |name: &str| -> String {
+        let start = ll.find(&format!("@{name}(")).unwrap_or_else(|| panic!("{name} defined"));
+        let start = ll[..start].rfind("define ").unwrap();
+        let end = start + ll[start..].find("\n}\n").unwrap();
+        ll[start..end].to_string()
+    };
+    assert!(body("crowded").contains("%fmerge.count"), "crowded has counters");
+    assert!(!body("crowded").contains("fmerge.count.promoted"), "crowded was promoted");
+    assert!(body("simple").contains("%fmerge.count.promoted"), "simple was not promoted");
+    check_exact("pressure.c", &[&["40"]], &[], &[]);
+}
