@@ -7,6 +7,7 @@ For each program (zstd, bzip2: inputs are easy to make distinct), the unoptimize
 `fmerge instrument M0 --mode work` (the fitted cost table fmerge ships, or --costs), and
 every build is made from that one instrumented module, so that the work of an input is the
 same in every build:
+  O1          clang-22 -O1
   O2          clang-22 -O2
   Oz          clang-22 -Oz
   Oz+fmerge   opt-22 -Oz, fmerge opt --whole-program, clang-22 -Oz
@@ -37,8 +38,8 @@ import speed  # noqa: E402
 import costmodel  # noqa: E402
 from speed import CLANG, ROOT, CORPUS, run, log, make_data, boot_median_ci  # noqa: E402
 
-BUILDS = ["O2", "Oz", "Oz+fmerge"]
-PAIRS = [("O2", "Oz"), ("Oz", "Oz+fmerge")]
+BUILDS = ["O1", "O2", "Oz", "Oz+fmerge"]
+PAIRS = [("O1", "O2"), ("O2", "Oz"), ("Oz", "Oz+fmerge")]
 
 
 def make_builds(prog, wd, m0, fmerge, costs):

@@ -17,10 +17,20 @@ Builds (all from the corpus' per-TU compile commands, build/corpus/P/bc-commands
     tu-base       no instrumentation (reference of the clang builds)
     clang-fe      + -fprofile-instr-generate   (clang's front-end instrumentation)
     clang-ir      + -fprofile-generate         (LLVM's IR PGO instrumentation: MST edges)
+    clang-ir-nopre  + -fprofile-generate -mllvm -disable-preinline (the same without the
+                  pre-inliner IR PGO runs before instrumenting, which also changes the code
+                  that is optimized: what the counters alone cost)
 
 Measurements, on the speed benchmark's TIMING workload of each program (bench/speed/speed.py):
   * wall time: R rounds, every build once per round in a rotated order; overhead = median of
     the per-round ratios build/reference - 1, with a 95% bootstrap CI of the median;
+  * with --layouts K: every timed build is also linked K times with its functions in a random
+    order (objects compiled with -ffunction-sections, ld.lld --shuffle-sections=.text*=SEED,
+    seeds 1..K, the same seeds for every build), each round runs every build in every layout,
+    and a round's ratio is build/reference of the mean times over the K layouts. A program
+    whose speed moves by several percent with its code layout (zstd) then compares builds
+    instead of lucky and unlucky layouts. Behaviour, counts and instructions stay those of the
+    default builds;
   * behaviour: stdout hashes and exit codes of every build equal the reference's;
   * counter increments executed per run: fmerge's from the raw records (sum of all
     counters); clang's from llvm-profdata-22 (sum of all counts);
@@ -32,7 +42,7 @@ Measurements, on the speed benchmark's TIMING workload of each program (bench/sp
     counts equal the counted ones in the same run (programs like Lua seed hashes from time
     and addresses, so two builds' runs differ and cannot be compared with each other).
 Usage: python3 bench/profiling/overhead.py [PROG ...] [--rounds 5] [--md OUT.md] [--json OUT.json]
-       [--builds base,optimal,...] (a subset; references are added) [--callgrind]
+       [--builds base,optimal,...] (a subset; references are added) [--callgrind] [--layouts K]
 Programs: lua sqlite quickjs zstd bzip2 xz (default: all).  Work dir: build/profiling/.
 """
 
@@ -60,10 +70,11 @@ MODULE_BUILDS = [("base", None), ("blocks", ["--probes", "blocks"]), ("optimal",
                  # exactness only (not timed): optimal counters and block counters in one program
                  ("check", ["--probes", "check"]), ("check-acr", ["--probes", "check", "--assume-calls-return"])]
 UNTIMED = {"check", "check-acr"}
-TU_BUILDS = [("tu-base", []), ("clang-fe", ["-fprofile-instr-generate"]), ("clang-ir", ["-fprofile-generate"])]
+TU_BUILDS = [("tu-base", []), ("clang-fe", ["-fprofile-instr-generate"]), ("clang-ir", ["-fprofile-generate"]),
+             ("clang-ir-nopre", ["-fprofile-generate", "-mllvm", "-disable-preinline"])]
 REF = {"blocks": "base", "optimal": "base", "optimal-acr": "base", "optimal-np": "base", "work": "base",
        "work-np": "base", "work-region": "base",
-       "work-whole": "base", "clang-fe": "tu-base", "clang-ir": "tu-base"}
+       "work-whole": "base", "clang-fe": "tu-base", "clang-ir": "tu-base", "clang-ir-nopre": "tu-base"}
 
 
 def selected(builds, only):
@@ -79,7 +90,9 @@ def selected(builds, only):
     return [b for b in builds if b[0] in need]
 
 
-def build(prog, wd, fmerge, jobs, train_steps, only=None):
+def build(prog, wd, fmerge, jobs, train_steps, only=None, layouts=0):
+    """The executables of every selected build; with `layouts`, also each timed build linked
+    in `layouts` shuffled function orders (`exes[name + ".L" + seed]`)."""
     meta = json.loads((CORPUS / prog / "modules.json").read_text())
     libs, mods = meta.get("libs", []), meta["modules"]
     by_rel = {str(rel): argv for argv, rel in parse_commands(prog)}
@@ -111,6 +124,11 @@ def build(prog, wd, fmerge, jobs, train_steps, only=None):
             run([CLANG, "-Os", "-c", bc, "-o", obj])
             run([CLANG, obj, "-o", exe, *libs])
         exes[name] = exe
+        if layouts and name not in UNTIMED:
+            obj = wd / (name + ".fs.o")
+            if not obj.exists():
+                run([CLANG, "-Os", "-ffunction-sections", "-c", bc, "-o", obj])
+            exes.update(shuffled(wd, name, [obj], libs, [], layouts))
     for name, flags in selected(TU_BUILDS, only):
         exe = wd / name
         if not exe.exists():
@@ -124,7 +142,30 @@ def build(prog, wd, fmerge, jobs, train_steps, only=None):
             objs = pmap(jobs, cc, mods)
             run([CLANG, *flags, *objs, "-o", exe, *libs])
         exes[name] = exe
+        if layouts:
+            objdir = wd / (name + "-fs-obj")
+
+            def cc_fs(m, objdir=objdir, flags=flags):
+                o = objdir / (m[:-3] + ".o")
+                if not o.exists():
+                    o.parent.mkdir(parents=True, exist_ok=True)
+                    run(rewrite(by_rel[m], o, drop_emit=True, extra=[*flags, "-ffunction-sections"]))
+                return o
+            exes.update(shuffled(wd, name, pmap(jobs, cc_fs, mods), libs, flags, layouts))
     return exes, maps
+
+
+def shuffled(wd, name, objs, libs, flags, layouts):
+    """`name` linked `layouts` times by ld.lld with its functions in a random order (seeds
+    1..layouts): {name.L<seed>: executable}."""
+    out = {}
+    for seed in range(1, layouts + 1):
+        exe = wd / ("%s.L%d" % (name, seed))
+        if not exe.exists():
+            run([CLANG, *flags, "-fuse-ld=lld", "-Wl,--shuffle-sections=.text*=%d" % seed,
+                 *objs, "-o", exe, *libs])
+        out[exe.name] = exe
+    return out
 
 
 def increments_fmerge(fmerge, raw, fpmap, wd, tag):
@@ -165,6 +206,8 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--md", default=None)
     ap.add_argument("--builds", default=None, help="comma-separated subset of the builds (references are added)")
+    ap.add_argument("--layouts", type=int, default=0,
+                    help="time every build in K shuffled function orders (see the header)")
     ap.add_argument("--callgrind", action="store_true",
                     help="also count the instructions of one timing run of every timed build (valgrind)")
     args = ap.parse_args()
@@ -175,16 +218,16 @@ def main():
     fmerge = Path(args.fmerge).resolve()
     progs = speed.programs(out / "data")
     results = dict(machine=dict(nproc=os.cpu_count(), loadavg=os.getloadavg(), uname=" ".join(os.uname())),
-                   rounds=args.rounds, programs={})
+                   rounds=args.rounds, layouts=args.layouts, programs={})
     t_start = time.time()
     for prog in args.programs:
         wd = out / prog
         wd.mkdir(parents=True, exist_ok=True)
         log("\n## %s" % prog)
         timing = progs[prog]["timing"]()
-        exes, maps = build(prog, wd, fmerge, args.jobs, progs[prog]["train"](), only)
+        exes, maps = build(prog, wd, fmerge, args.jobs, progs[prog]["train"](), only, args.layouts)
         pr = dict(timing=[" ".join(a) for a, _, _ in timing], builds={})
-        names = list(exes)
+        names = [n for n in exes if ".L" not in n]
         # behaviour, counter increments and exactness: one run each with its profile file
         ref_out = {}
         profiles = {}
@@ -240,10 +283,20 @@ def main():
                 if ref:
                     b = pr["builds"][n]
                     b["instr_overhead"] = b["instructions"] / pr["builds"][ref]["instructions"] - 1
-        walls = {n: [] for n in timed}
-        for n in speed.rotated_rounds(timed, args.rounds):
-            _, _, w, _ = run_workload(timing, exes[n], wd / ("scratch-" + n))
-            walls[n].append(w)
+        # timed units: the builds, or each build in each shuffled layout
+        seeds = ["L%d" % s for s in range(1, args.layouts + 1)]
+        units = ["%s.%s" % (n, s) for n in timed for s in seeds] if seeds else timed
+        unit_walls = {u: [] for u in units}
+        for u in speed.rotated_rounds(units, args.rounds):
+            _, _, w, _ = run_workload(timing, exes[u], wd / ("scratch-" + u.split(".")[0]))
+            unit_walls[u].append(w)
+        if seeds:
+            walls = {n: [statistics.mean(unit_walls["%s.%s" % (n, s)][r] for s in seeds)
+                         for r in range(args.rounds)] for n in timed}
+            for n in timed:
+                pr["builds"][n]["layout_walls"] = {s: unit_walls["%s.%s" % (n, s)] for s in seeds}
+        else:
+            walls = unit_walls
         for n in timed:
             b = pr["builds"][n]
             b["wall_median"] = statistics.median(walls[n])
@@ -270,8 +323,11 @@ def main():
 def machine_line(res):
     """Where and how long the run was: the header line of both tables."""
     m = res["machine"]
-    return "machine: %s, %d CPUs, load %s; %d rounds; %.0f s" % (
-        m["uname"], m["nproc"], "/".join("%.1f" % x for x in m["loadavg"]), res["rounds"], res.get("seconds", 0))
+    layouts = res.get("layouts", 0)
+    return "machine: %s, %d CPUs, load %s; %d rounds%s; %.0f s" % (
+        m["uname"], m["nproc"], "/".join("%.1f" % x for x in m["loadavg"]), res["rounds"],
+        ", each build in %d shuffled layouts (mean per round)" % layouts if layouts else "",
+        res.get("seconds", 0))
 
 
 def render(res):
