@@ -22,6 +22,13 @@ Modes (`--modes`, default all that apply):
                  the reference recipe's link step (`corpus.py smoke --obj`). The module was
                  verified inside fmerge before code generation; bench/outline/verify.py runs
                  LLVM's machine verifier over outlined code.
+  instrument     not a merge: `fmerge instrument` (optimal counters, promoted), the smoke
+                 workload with every run appending its record, then `fmerge profile merge`:
+                 besides the same outputs, every function's counts must fit its control flow
+                 (multi-threaded programs are instrumented with --atomic: non-atomic counters
+                 lose updates there)
+  instrument-signal  the same with --write-on-signal (handlers for the signals that end a
+                 process; a case ended by a signal still writes its record)
 
 Examples:
 
@@ -61,9 +68,16 @@ MODES = {
     "exact": ["--profit", "exact"],
     "whole-program": ["--whole-program"],
     "outline": ["--emit", "obj", "--outline"],
+    "instrument": [],
+    "instrument-signal": [],
 }
 # Modes whose output is an object file, not a module.
 OBJECT_MODES = {"outline"}
+# Modes that instrument instead of merging: `fmerge instrument` options.
+INSTRUMENT_MODES = {"instrument": [], "instrument-signal": ["--write-on-signal"]}
+# Programs running threads (xz compresses with several since 5.6): instrumented with
+# --atomic, since non-atomic counters would lose updates.
+THREADED = {"xz", "leveldb", "fd", "tokei"}
 # Memcheck, run on every smoke case through corpus.py's FMERGE_SMOKE_WRAPPER: a report (stderr)
 # or its exit status makes the case differ from the reference output.
 VALGRIND = "valgrind -q --error-exitcode=99 --leak-check=no"
@@ -99,6 +113,8 @@ def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
     out = work / f"{prog}.{mode}.{'o' if obj else 'bc'}"
     rep = work / f"{prog}.{mode}.json"
     res: dict = {"program": prog, "mode": mode, "target": args.target}
+    if mode in INSTRUMENT_MODES:
+        return instrumented(args, prog, mode, src, out, res)
     cmd = [args.fmerge, "opt", str(src), "-o", str(out), "--report", str(rep), "-q"] + MODES[mode]
     cmd.append("--measure" if args.measure else "--no-measure")
     code, _, err, dt = run(cmd, args.timeout)
@@ -176,6 +192,51 @@ def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
         res["problem"] = "; ".join(problems)
     elif not args.keep:
         out.unlink(missing_ok=True)
+    return res
+
+
+def instrumented(args, prog: str, mode: str, src: Path, out: Path, res: dict) -> dict:
+    """An instrument mode: instrument, verify, run the smoke workload (same outputs as the
+    reference), merge the records and check that every function's counts fit."""
+    cmd = [args.fmerge, "instrument", str(src), "-o", str(out), "-q"] + INSTRUMENT_MODES[mode]
+    if prog in THREADED:
+        cmd.append("--atomic")
+    code, _, err, dt = run(cmd, args.timeout)
+    res.update(fmerge_exit=code, fmerge_seconds=round(dt, 1))
+    problems = []
+    if code != 0:
+        problems.append(f"fmerge instrument exit {code}: {err.strip()[-2000:]}")
+    else:
+        code, _, err, _ = run(["opt-22", "-passes=verify", "-disable-output", str(out)], args.timeout)
+        res["verifies"] = code == 0
+        if code != 0:
+            problems.append(f"verifier: {err.strip()[-2000:]}")
+    if not problems:
+        raw, prof = out.with_suffix(".profraw"), out.with_suffix(".fprof")
+        raw.unlink(missing_ok=True)
+        code, _, err, dt = run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog,
+                                "--bc", str(out)], args.timeout, env={"FMERGE_PROFILE_FILE": str(raw.resolve())})
+        m = SMOKE_LINE.findall(err)
+        res.update(smoke_exit=code, smoke_seconds=round(dt, 1))
+        if m:
+            res.update(smoke_passed=int(m[-1][1]), smoke_failed=int(m[-1][2]))
+        if code != 0:
+            problems.append(f"smoke exit {code}: {err.strip()[-3000:]}")
+        code, _, err, _ = run([args.fmerge, "profile", "merge", str(raw), "--map",
+                               str(out.with_suffix(".fpmap")), "-o", str(prof), "-q"], args.timeout)
+        if code != 0:
+            problems.append(f"profile merge exit {code}: {err.strip()[-2000:]}")
+        else:
+            p = json.loads(prof.read_text())
+            res.update(runs=p["runs"], signal_runs=p.get("signal_runs", 0),
+                       inconsistent=len(p["inconsistent"]),
+                       counted_without_signal_runs=len(p.get("without_signal_runs", [])))
+            if p["inconsistent"]:
+                problems.append("counts that do not fit: " + "; ".join(
+                    f"{n}: {why}" for n, why in p["inconsistent"][:5]))
+    res["ok"] = not problems
+    if problems:
+        res["problem"] = "; ".join(problems)
     return res
 
 
@@ -264,8 +325,10 @@ def main(argv=None) -> int:
             r = one(args, prog, mode, corpus_dir, work)
             results.append(r)
             smoke = f"{r.get('smoke_passed', '?')}/{r.get('smoke_passed', 0) + r.get('smoke_failed', 0)}"
-            print(f"{prog:8} {mode:14} merged {r.get('functions_merged', '-'):>5} fns in "
-                  f"{r.get('merges', '-'):>4} merges, fmerge {r['fmerge_seconds']:7.1f}s, "
+            what = (f"records {r.get('runs', '-')} ({r.get('signal_runs', '-')} by a signal), "
+                    f"{r.get('inconsistent', '-')} inconsistent" if mode in INSTRUMENT_MODES else
+                    f"merged {r.get('functions_merged', '-'):>5} fns in {r.get('merges', '-'):>4} merges")
+            print(f"{prog:8} {mode:14} {what}, fmerge {r['fmerge_seconds']:7.1f}s, "
                   f"verify {'ok' if r.get('verifies') else 'FAIL'}, smoke {smoke}"
                   f"{', deterministic' if r.get('deterministic') else ''}"
                   f"{', valgrind ' + r['valgrind'] if 'valgrind' in r else ''}  {'ok' if r['ok'] else 'FAIL'}",

@@ -1128,6 +1128,9 @@ def run_case(case: Case, ctx: dict, reps) -> tuple[bytes, bytes | None]:
 
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", "LANG": "C", "TZ": "UTC",
            "HOME": ctx["tmp"], "TERM": "dumb", "NO_COLOR": "1", "COLUMNS": "100"}
+    # Where a program built by `fmerge instrument` appends its records (bench/reliability.py).
+    if "FMERGE_PROFILE_FILE" in os.environ:
+        env["FMERGE_PROFILE_FILE"] = os.environ["FMERGE_PROFILE_FILE"]
     env.update(case.env)
     cmds = [case.argv, *case.pipe]
     stdin_data = Path(sub(case.stdin)).read_bytes() if case.stdin else b""

@@ -206,6 +206,13 @@ pub fn merge(args: ProfileMergeArgs) -> Result<()> {
     for (name, why) in profile.inconsistent.iter().take(5) {
         eprintln!("fmerge: warning: {name}: {why}");
     }
+    if !profile.inconsistent.is_empty() && maps.iter().any(|m| !m.atomic) {
+        eprintln!(
+            "fmerge: note: in a program with threads, counters without --atomic lose updates \
+             when two threads run the same code at once (xz, for one, compresses with several \
+             threads): instrument it with --atomic"
+        );
+    }
     if profile.unknown_records > 0 {
         eprintln!(
             "fmerge: warning: {} records belong to modules no --map describes (another build?)",
