@@ -222,6 +222,17 @@ def instrumented(args, prog: str, mode: str, src: Path, out: Path, res: dict) ->
             res.update(smoke_passed=int(m[-1][1]), smoke_failed=int(m[-1][2]))
         if code != 0:
             problems.append(f"smoke exit {code}: {err.strip()[-3000:]}")
+        elif args.valgrind:
+            # Under memcheck, its records going elsewhere (valgrind changes nothing they count).
+            code, _, err, dt = run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog,
+                                    "--bc", str(out)], args.timeout,
+                                   env={"FMERGE_SMOKE_WRAPPER": VALGRIND,
+                                        "FMERGE_PROFILE_FILE": str(raw.with_suffix(".vg.profraw").resolve())})
+            failed = failing_cases(prog, err) - args.valgrind_baseline.get(prog, set())
+            res.update(valgrind="clean" if code == 0 else "FAIL" if failed else "as unmerged",
+                       valgrind_seconds=round(dt, 1))
+            if code != 0 and failed:
+                problems.append(f"under valgrind: {err.strip()[-3000:]}")
         code, _, err, _ = run([args.fmerge, "profile", "merge", str(raw), "--map",
                                str(out.with_suffix(".fpmap")), "-o", str(prof), "-q"], args.timeout)
         if code != 0:
@@ -286,7 +297,7 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep merged modules that passed")
     ap.add_argument("--valgrind", action="store_true",
                     help="also run the smoke workload of the unmerged build and of every distinct merged "
-                         "module under valgrind memcheck")
+                         "or instrumented module under valgrind memcheck")
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--json", help="write all results here (default: WORK/results.json)")
     args = ap.parse_args(argv)
