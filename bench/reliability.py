@@ -161,12 +161,7 @@ def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
         problems.append(f"verifier: {err.strip()[-2000:]}")
     else:
         which = ["--obj" if obj else "--bc", str(out)]
-        code, _, err, dt = run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog, *which],
-                               args.timeout)
-        m = SMOKE_LINE.findall(err)
-        res.update(smoke_exit=code, smoke_seconds=round(dt, 1))
-        if m:
-            res.update(smoke_passed=int(m[-1][1]), smoke_failed=int(m[-1][2]))
+        code, err = smoke_run(args, prog, which, res)
         if code != 0:
             problems.append(f"smoke exit {code}: {err.strip()[-3000:]}")
         elif args.valgrind and (prog, sha(out)) in args.valgrind_seen:
@@ -214,20 +209,13 @@ def instrumented(args, prog: str, mode: str, src: Path, out: Path, res: dict) ->
     if not problems:
         raw, prof = out.with_suffix(".profraw"), out.with_suffix(".fprof")
         raw.unlink(missing_ok=True)
-        code, _, err, dt = run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog,
-                                "--bc", str(out)], args.timeout, env={"FMERGE_PROFILE_FILE": str(raw.resolve())})
-        m = SMOKE_LINE.findall(err)
-        res.update(smoke_exit=code, smoke_seconds=round(dt, 1))
-        if m:
-            res.update(smoke_passed=int(m[-1][1]), smoke_failed=int(m[-1][2]))
+        code, err = smoke_run(args, prog, ["--bc", str(out)], res, env={"FMERGE_PROFILE_FILE": str(raw.resolve())})
         if code != 0:
             problems.append(f"smoke exit {code}: {err.strip()[-3000:]}")
         elif args.valgrind:
             # Under memcheck, its records going elsewhere (valgrind changes nothing they count).
-            code, _, err, dt = run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog,
-                                    "--bc", str(out)], args.timeout,
-                                   env={"FMERGE_SMOKE_WRAPPER": VALGRIND,
-                                        "FMERGE_PROFILE_FILE": str(raw.with_suffix(".vg.profraw").resolve())})
+            code, _, err, dt = valgrind_smoke(args, prog, ["--bc", str(out)], env={
+                "FMERGE_PROFILE_FILE": str(raw.with_suffix(".vg.profraw").resolve())})
             failed = failing_cases(prog, err) - args.valgrind_baseline.get(prog, set())
             res.update(valgrind="clean" if code == 0 else "FAIL" if failed else "as unmerged",
                        valgrind_seconds=round(dt, 1))
@@ -256,11 +244,23 @@ def failing_cases(prog: str, smoke_stderr: str) -> set[str]:
     return set(re.findall(rf"^{re.escape(prog)}\s+(\S+)\s+[\d.]+s FAIL", smoke_stderr, re.M))
 
 
-def valgrind_smoke(args, prog: str, which: list[str]) -> tuple[int, str, str, float]:
+def smoke_run(args, prog: str, which: list[str], res: dict, env: dict | None = None) -> tuple[int, str]:
+    """The smoke workload of `prog` (`which`: `--bc M` or `--obj O`), with `env` added; its exit
+    status, time and cases passed and failed go into `res`. Returns (exit status, stderr)."""
+    code, _, err, dt = run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog, *which],
+                           args.timeout, env=env)
+    m = SMOKE_LINE.findall(err)
+    res.update(smoke_exit=code, smoke_seconds=round(dt, 1))
+    if m:
+        res.update(smoke_passed=int(m[-1][1]), smoke_failed=int(m[-1][2]))
+    return code, err
+
+
+def valgrind_smoke(args, prog: str, which: list[str], env: dict | None = None) -> tuple[int, str, str, float]:
     """The smoke workload of `prog` (`which`: `--bc M`, or nothing for the reference build)
-    with every run under memcheck."""
+    with every run under memcheck (and `env` added)."""
     return run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog, *which],
-               args.timeout, env={"FMERGE_SMOKE_WRAPPER": VALGRIND})
+               args.timeout, env={"FMERGE_SMOKE_WRAPPER": VALGRIND, **(env or {})})
 
 
 def table(results: list[dict]) -> str:
