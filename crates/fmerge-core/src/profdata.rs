@@ -335,8 +335,9 @@ pub fn read_raw(bytes: &[u8]) -> Result<RawFile, Error> {
                     signal,
                     counters,
                 });
-                out.damaged_bytes += (next_magic(end) - end) as u64;
-                at = next_magic(end);
+                let next = next_magic(end);
+                out.damaged_bytes += (next - end) as u64;
+                at = next;
             }
             _ => {
                 out.damaged_bytes += (next - at) as u64;

@@ -31,16 +31,24 @@ fn run_with_profile(exe: &Path, args: &[&str], raw: Option<&Path>) -> (i32, Vec<
 /// `fmerge profile merge` of one raw file with the map `fmerge instrument` wrote next to
 /// `inst`; returns the profile as JSON.
 fn merge_profile(raw: &Path, inst: &Path, out: &Path) -> Value {
-    run_ok(
-        fmerge()
-            .args(["profile", "merge", "-q"])
-            .arg(raw)
-            .arg("--map")
-            .arg(inst.with_extension("fpmap"))
-            .arg("-o")
-            .arg(out),
-    );
+    merge_with_maps(raw, &[inst.with_extension("fpmap")], out)
+}
+
+/// `fmerge profile merge` of one raw file with the probe maps of several modules.
+fn merge_with_maps(raw: &Path, maps: &[PathBuf], out: &Path) -> Value {
+    let mut cmd = fmerge();
+    cmd.args(["profile", "merge", "-q"]).arg(raw);
+    for m in maps {
+        cmd.arg("--map").arg(m);
+    }
+    run_ok(cmd.arg("-o").arg(out));
     serde_json::from_slice(&std::fs::read(out).unwrap()).unwrap()
+}
+
+/// The counts of function `name` in a profile.
+fn function_in<'p>(p: &'p Value, name: &str) -> &'p Value {
+    let functions = p["functions"].as_array().unwrap();
+    functions.iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("{name} in the profile"))
 }
 
 /// Instruments `bc` with `extra` options, links it, runs every argument list, merges the
@@ -357,13 +365,7 @@ fn opt_with_fmerge_profile_keeps_the_hot_function_out_like_clang_pgo() {
     let bc = d.join("hc.bc");
     compile(&src, &bc, &[]);
     let (profile, _) = profile_of(d, &bc, "train", &[], &[&[]], &[]);
-    let hot = profile["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "stats_hot")
-        .expect("stats_hot in the profile");
-    assert_eq!(hot["entries"], 20000);
+    assert_eq!(function_in(&profile, "stats_hot")["entries"], 20000);
     let opt = |args: &[&str], name: &str| opt_with_report(&bc, &d.join(format!("{name}.bc")), args);
     let fprof = d.join("train.fprof");
     let guided = opt(&["--profile", fprof.to_str().unwrap()], "guided");
@@ -529,19 +531,8 @@ fn write_on_signal_keeps_the_records_of_runs_a_signal_ends_and_the_same_exit_sta
     assert_eq!(first_line(&on_signal), "SIGINT at its default: no");
     assert!(!d.join("base.profraw").exists());
     let merged = |raw: &Path, tag: &str| {
-        let out = d.join(format!("{tag}.fprof"));
-        run_ok(
-            fmerge()
-                .args(["profile", "merge", "-q"])
-                .arg(raw)
-                .arg("--map")
-                .arg(d.join(format!("{tag}-main.fpmap")))
-                .arg("--map")
-                .arg(d.join(format!("{tag}-lib.fpmap")))
-                .arg("-o")
-                .arg(&out),
-        );
-        serde_json::from_slice::<Value>(&std::fs::read(out).unwrap()).unwrap()
+        let maps = ["main", "lib"].map(|m| d.join(format!("{tag}-{m}.fpmap")));
+        merge_with_maps(raw, &maps, &d.join(format!("{tag}.fprof")))
     };
     // Without the option only the runs that exit write records (two modules each); with it
     // every run does, and the three ended by a signal are marked.
@@ -555,13 +546,7 @@ fn write_on_signal_keeps_the_records_of_runs_a_signal_ends_and_the_same_exit_sta
     assert_eq!(p["inconsistent"], serde_json::json!([]));
     assert_eq!(p["damaged_bytes"], 0);
     // count_up finished every call before the signal: 5 calls per run, 5 runs.
-    let count_up = p["functions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["name"] == "count_up")
-        .expect("count_up counted");
-    assert_eq!(count_up["entries"], 25);
+    assert_eq!(function_in(&p, "count_up")["entries"], 25);
 }
 
 /// Register pressure: a loop that keeps more values live than twice the target's registers
