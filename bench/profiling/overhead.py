@@ -137,29 +137,26 @@ def build(prog, wd, fmerge, jobs, train_steps, only=None, layouts=0):
             if not obj.exists():
                 run([CLANG, "-Os", "-ffunction-sections", "-c", bc, "-o", obj])
             exes.update(shuffled(wd, name, [obj], libs, [], layouts))
+    def objects(objdir, flags, reuse):
+        """Every TU compiled with its own command plus `flags` into `objdir` (with `reuse`, an
+        object already there is kept)."""
+        def cc(m):
+            o = objdir / (m[:-3] + ".o")
+            if not (reuse and o.exists()):
+                o.parent.mkdir(parents=True, exist_ok=True)
+                run(rewrite(by_rel[m], o, drop_emit=True, extra=flags))
+            return o
+        return pmap(jobs, cc, mods)
+
     for name, flags in selected(TU_BUILDS, only):
         exe = wd / name
         if not exe.exists():
-            objdir = wd / (name + "-obj")
-
-            def cc(m, objdir=objdir, flags=flags):
-                o = objdir / (m[:-3] + ".o")
-                o.parent.mkdir(parents=True, exist_ok=True)
-                run(rewrite(by_rel[m], o, drop_emit=True, extra=flags))
-                return o
-            objs = pmap(jobs, cc, mods)
+            objs = objects(wd / (name + "-obj"), flags, reuse=False)
             run([CLANG, *flags, *objs, "-o", exe, *libs])
         exes[name] = exe
         if layouts:
-            objdir = wd / (name + "-fs-obj")
-
-            def cc_fs(m, objdir=objdir, flags=flags):
-                o = objdir / (m[:-3] + ".o")
-                if not o.exists():
-                    o.parent.mkdir(parents=True, exist_ok=True)
-                    run(rewrite(by_rel[m], o, drop_emit=True, extra=[*flags, "-ffunction-sections"]))
-                return o
-            exes.update(shuffled(wd, name, pmap(jobs, cc_fs, mods), libs, flags, layouts))
+            objs = objects(wd / (name + "-fs-obj"), [*flags, "-ffunction-sections"], reuse=True)
+            exes.update(shuffled(wd, name, objs, libs, flags, layouts))
     return exes, maps
 
 
