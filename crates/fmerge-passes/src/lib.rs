@@ -5,7 +5,11 @@
 //! module → function summaries → candidate classes/pairs → merged function → profit check →
 //! commit or roll back.
 //!
-//! - [`pipeline`]: runs the stages in order, verifies, measures.
+//! - [`pipeline`]: reads the profile, runs the stages in order under the size guard,
+//!   verifies, assembles the report.
+//! - [`session`]: one run of the stages: the module, target, options, profile, slowdown
+//!   ledger, gate and the report being built.
+//! - [`stage`]: what a stage is (rounds over the module), and the loop that drives it.
 //! - [`identical`]: exactly equal functions (LLVM MergeFunctions semantics).
 //! - [`constants`]: functions equal up to constants that can become parameters.
 //! - [`similar`]: similar functions: MinHash/LSH search, HyFM alignment, SalSSA-style merged
@@ -17,7 +21,8 @@
 //! - [`proposal`]: a merge waiting for its verdict: pricing, settling close calls by
 //!   generating code, committing.
 //! - [`measure`]: sizes of functions compiled on their own.
-//! - [`guard`]: the size guard: merges whose generated code measured larger are undone.
+//! - [`guard`]: the size guard: merges whose generated code measured larger are undone (its
+//!   re-run loop), and the gate of merges that may be committed.
 //! - [`instrument`]: edge-profiling counters (`fmerge instrument`) and profiles put back
 //!   into a module (`fmerge opt --profile`).
 //! - [`profile`]: hot functions by the module's profile stay out of merges that add work.
@@ -39,7 +44,9 @@ pub mod pipeline;
 pub mod profile;
 pub mod proposal;
 pub mod report;
+pub mod session;
 pub mod similar;
+pub mod stage;
 
 pub use options::{Options, ProfitMode, SearchMode, Stages};
 pub use pipeline::optimize;

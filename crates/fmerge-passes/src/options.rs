@@ -1,7 +1,7 @@
-//! What the user asked for.
+//! What the user asked for. A run never changes its options: what a run learns (the profile,
+//! the slowdown budget, the size guard's vetoes) lives in its [`crate::session::Session`].
 
 use serde::Serialize;
-use std::collections::BTreeSet;
 
 /// Which merging stages run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -39,36 +39,6 @@ pub enum SearchMode {
     Exhaustive,
 }
 
-/// Which merges may be committed. Merges are numbered 1, 2, ... in the order the stages commit
-/// them, which is deterministic (it never depends on threads or timing), so a number names the
-/// same merge on every run of the same input with the same options.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Gate {
-    /// Commit only merges 1..=limit (`fmerge opt --bisect-limit`, like LLVM's
-    /// `-opt-bisect-limit`): what `fmerge bisect` searches over.
-    pub limit: Option<usize>,
-    /// Merges never to commit, each named by the sorted names of the functions it merges (the
-    /// size guard vetoes merges that generated code showed to lose bytes).
-    pub veto: BTreeSet<Vec<String>>,
-}
-
-impl Gate {
-    /// May merge number `seq` (1-based) of `originals` be committed?
-    pub fn allows(&self, seq: usize, originals: &[String]) -> bool {
-        if self.limit.is_some_and(|l| seq > l) {
-            return false;
-        }
-        self.veto.is_empty() || !self.veto.contains(&merge_key(originals))
-    }
-}
-
-/// The name of a merge: the sorted names of the functions it merges.
-pub fn merge_key(originals: &[String]) -> Vec<String> {
-    let mut k = originals.to_vec();
-    k.sort();
-    k
-}
-
 /// The default [`Options::measure_budget`].
 pub const DEFAULT_MEASURE_BUDGET: f64 = 0.06;
 
@@ -95,8 +65,9 @@ pub struct Options {
     /// a verifier crash on a corrupt file is then reported as that file being corrupt), so
     /// [`crate::optimize`] does not verify it a second time.
     pub input_verified: bool,
-    /// Which merges may be committed (all, unless bisecting or vetoed).
-    pub gate: Gate,
+    /// Commit only merges 1..=limit (`fmerge opt --bisect-limit`, like LLVM's
+    /// `-opt-bisect-limit`): what `fmerge bisect` searches over (see [`crate::guard::Gate`]).
+    pub bisect_limit: Option<usize>,
     /// Read the module's profile, if it has one, and price merges by the work they add
     /// (`crate::profile`); false merges as if there were no profile (`--ignore-profile`).
     pub use_profile: bool,
@@ -110,9 +81,6 @@ pub struct Options {
     /// constants or as similar functions whatever a merge would cost (`--hot-percentile`);
     /// `None`: no such cut, merges are priced.
     pub hot_percentile: Option<u32>,
-    /// The module's profile, read by [`crate::optimize`] (callers leave it `None`).
-    #[serde(skip)]
-    pub profile: Option<std::sync::Arc<crate::profile::Profile>>,
 }
 
 impl Default for Options {
@@ -126,33 +94,11 @@ impl Default for Options {
             close_margin: 0.2,
             measure_budget: DEFAULT_MEASURE_BUDGET,
             input_verified: false,
-            gate: Gate::default(),
+            bisect_limit: None,
             use_profile: true,
             max_slowdown: crate::profile::DEFAULT_MAX_SLOWDOWN,
             max_slowdown_per_kb: crate::profile::DEFAULT_MAX_SLOWDOWN_PER_KB,
             hot_percentile: None,
-            profile: None,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_gate_admits_up_to_its_limit_and_never_a_vetoed_merge() {
-        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let open = Gate::default();
-        assert!(open.allows(1_000_000, &names(&["f", "g"])));
-        let limited = Gate { limit: Some(2), ..Gate::default() };
-        assert!(limited.allows(2, &names(&["f", "g"])));
-        assert!(!limited.allows(3, &names(&["f", "g"])));
-        let zero = Gate { limit: Some(0), ..Gate::default() };
-        assert!(!zero.allows(1, &names(&["f"])));
-        let mut vetoed = Gate::default();
-        vetoed.veto.insert(merge_key(&names(&["g", "f"])));
-        assert!(!vetoed.allows(1, &names(&["f", "g"])));
-        assert!(vetoed.allows(1, &names(&["f", "h"])));
     }
 }

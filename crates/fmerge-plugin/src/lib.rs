@@ -20,7 +20,6 @@
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
 use fmerge_llvm::plugin::{PassPluginLibraryInfo, Place, PluginOptions};
-use fmerge_passes::options::Gate;
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, ProfitMode, Report, SearchMode, Stages};
 
@@ -132,7 +131,6 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             whole_program,
             profit,
             search,
-            gate: Gate::default(),
             hot_percentile,
             max_slowdown,
             max_slowdown_per_kb,

@@ -56,7 +56,7 @@ pub fn run(args: OptArgs) -> Result<()> {
         jobs: args.jobs.unwrap_or(Options::default().jobs).max(1),
         measure_budget: args.measure_budget,
         input_verified: true,
-        gate: fmerge_passes::options::Gate { limit: args.bisect_limit, ..Default::default() },
+        bisect_limit: args.bisect_limit,
         use_profile: !args.ignore_profile,
         max_slowdown: args.max_slowdown / 100.0,
         max_slowdown_per_kb: args.max_slowdown_per_kb / 100.0,
