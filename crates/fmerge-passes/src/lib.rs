@@ -26,7 +26,8 @@
 //! - [`instrument`]: edge-profiling counters (`fmerge instrument`) and profiles put back
 //!   into a module (`fmerge opt --profile`).
 //! - [`profile`]: hot functions by the module's profile stay out of merges that add work.
-//! - [`options`], [`report`]: what was asked, what was done.
+//! - [`options`], [`report`]: what was asked (built once, by the builder the CLI and the
+//!   plugin share), what was done.
 //!
 //! **Architecture invariant:** nothing here calls LLVM except through `fmerge-llvm`'s safe API,
 //! and nothing reaches the output unless the whole module verifies.
@@ -48,6 +49,6 @@ pub mod session;
 pub mod similar;
 pub mod stage;
 
-pub use options::{Options, ProfitMode, SearchMode, Stages};
+pub use options::{Options, OptionsBuilder, ProfitMode, SearchMode, Stages};
 pub use pipeline::optimize;
 pub use report::Report;

@@ -38,13 +38,6 @@ use std::sync::Arc;
 /// LLVM's default hot cutoff (`-profile-summary-cutoff-hot`), in millionths.
 pub const DEFAULT_HOT_PERCENTILE: u32 = 990_000;
 
-/// The default share of the module's work that merges may add (`--max-slowdown 0.5`).
-pub const DEFAULT_MAX_SLOWDOWN: f64 = 0.005;
-
-/// The default share of the module's work one merge may add per KB it saves
-/// (`--max-slowdown-per-kb 0.1`).
-pub const DEFAULT_MAX_SLOWDOWN_PER_KB: f64 = 0.001;
-
 /// What the profile says about one function.
 #[derive(Clone, Debug)]
 struct FnCounts {
@@ -372,13 +365,14 @@ mod tests {
     use super::*;
 
     fn profile_with(total_work: u64) -> Profile {
+        let defaults = crate::options::Options::default();
         Profile {
             percentile: DEFAULT_HOT_PERCENTILE,
             hot_threshold: 1000,
             cut: false,
             total_work,
-            max_slowdown: DEFAULT_MAX_SLOWDOWN,
-            max_slowdown_per_kb: DEFAULT_MAX_SLOWDOWN_PER_KB,
+            max_slowdown: defaults.max_slowdown,
+            max_slowdown_per_kb: defaults.max_slowdown_per_kb,
             counts: HashMap::from([(
                 "hot".to_string(),
                 FnCounts { entry: 10, max: 5000, blocks: vec![10, 5000, 10] },
