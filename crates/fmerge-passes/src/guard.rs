@@ -220,7 +220,7 @@ pub struct Guarded<R> {
 
 /// Runs the stages (`stages`, on `module` with a gate) under the size guard: measures the
 /// functions the merges touched, in the input and in the output, and runs the stages again
-/// from the input with the losing merges vetoed, at most [`GUARD_RERUNS`] times. `whole`:
+/// from the input with the losing merges vetoed, at most `GUARD_RERUNS` times. `whole`:
 /// also generate code for the whole module before and after, and put the input back if the
 /// output is larger. `limit` is the bisect limit of every run's gate.
 pub fn run<'c, R: Merges>(
