@@ -71,7 +71,7 @@ const BLOCKING: u32 = traits::VARARGS
     | traits::SELF_ADDRESS
     | traits::TOKENS;
 
-/// The similar stage; what its rounds learn is kept in its [`Memo`] (made when the first
+/// The similar stage; what its rounds learn is kept in its `Memo` (made when the first
 /// round starts).
 #[derive(Default)]
 pub struct Similar {
