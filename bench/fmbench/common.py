@@ -150,7 +150,7 @@ def run(cmd, *, cwd=None, env: dict | None = None, timeout: float | None = None,
         stdin=None) -> Result:
     """Run `cmd` (anything str() turns into arguments) and capture its output as text.
 
-    env: variables added to this process's environment. check: raise CommandError unless it
+    env: variables added to this process's environment (None: removed). check: raise CommandError unless it
     exits 0 (a timeout or a missing program too; without check they give returncode None or
     127 and the reason in stderr). echo: log the command first. logfile: keep the command and
     its output there. merge_stderr: stderr goes into stdout, in order."""
@@ -159,7 +159,8 @@ def run(cmd, *, cwd=None, env: dict | None = None, timeout: float | None = None,
         log("$ " + " ".join(shlex.quote(c) for c in cmd))
     t0 = time.perf_counter()
     try:
-        p = subprocess.run(cmd, cwd=cwd, env=None if env is None else {**os.environ, **env}, timeout=timeout,
+        full = None if env is None else {k: v for k, v in {**os.environ, **env}.items() if v is not None}
+        p = subprocess.run(cmd, cwd=cwd, env=full, timeout=timeout,
                            stdin=stdin, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
                            text=True, errors="replace")
@@ -268,3 +269,21 @@ def rotated_rounds(names, rounds: int):
     for r in range(rounds):
         k = r % len(names)
         yield from names[k:] + names[:k]
+
+
+def shell_study(script: Path, argv: list[str]) -> int:
+    """A study kept as a shell script: run it (bash) with this package's fmerge binary in $FMERGE;
+    `-h` prints its header comment."""
+    if argv[:1] in (["-h"], ["--help"]):
+        print("\n".join(l[2:] for l in script.read_text().splitlines()[1:] if l.startswith("#")))
+        return 0
+    env = {**os.environ, "FMERGE": os.environ.get("FMERGE") or fmerge_bin()}
+    return subprocess.run(["bash", str(script), *argv], env=env).returncode
+
+
+def subcommands(study: str, doc: str, sub: dict, argv: list[str]) -> int:
+    """Dispatch `fmbench STUDY SUB ARGS...` to sub[SUB](ARGS)."""
+    if not argv or argv[0] not in sub:
+        print(f"usage: fmbench {study} {{{','.join(sub)}}} ...\n\n{doc}", file=sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
+    return sub[argv[0]](argv[1:])

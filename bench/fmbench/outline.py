@@ -1,0 +1,214 @@
+"""`fmbench outline compare|verify|separate`: merging and LLVM's machine outliner.
+
+compare   For every corpus program's whole-program module (build/corpus/P/P.bc, clang-22 -Os),
+          the `.text` of four object files, all position independent as the modules ask
+          (clang's default PIE), compiled by `llc-22 -O2 -relocation-model=pic` or by fmerge:
+
+            plain       llc-22 P.bc
+            outliner    llc-22 -enable-machine-outliner P.bc                  (the outliner alone)
+            fmerge+out  fmerge opt P.bc -o M.bc; llc-22 -enable-machine-outliner M.bc
+            --outline   fmerge opt P.bc --outline --emit obj                  (one command)
+
+          `fmerge opt --outline` must be at least as small as the outliner alone and as fmerge
+          followed by the outliner, on every program (it runs the same two steps in one process,
+          so it should equal the third column).
+
+              fmbench outline compare [PROGRAMS...] [--corpus DIR] [--json FILE]
+
+verify    LLVM's machine verifier over outlined code: which modules of the per-file corpus fail
+          `-verify-machineinstrs` with the machine outliner (and AArch64 frame helpers) on,
+          before and after fmerge. For every per-file module M of each program
+          (build/corpus*/P/modules.json), with the verifier after every code generation pass:
+
+            llvm      llc-22 -O2 -relocation-model=pic -enable-machine-outliner
+                      [-homogeneous-prolog-epilog] -verify-machineinstrs M   (LLVM alone)
+            fmerge    fmerge opt M --emit obj --outline --verify-machine-code   (merged, then
+                      outlined, frame helpers on: fmerge's default)
+
+          LLVM stops at the first function with errors, so a module counts once whatever the
+          number of bad functions in it. A failure both have is LLVM's. A module that fails after
+          fmerge but not before is checked once more: fmerge's merged module (`fmerge opt M -o
+          M.bc`, which LLVM's IR verifier accepted) through the llc-22 line above. If llc fails
+          there too, on the same function, it is LLVM's code generation failing on another valid
+          input; if not, it is fmerge's. Every failure is listed with its function and message.
+
+              fmbench outline verify [--corpus DIR] [--whole] [PROGRAMS...] [--md OUT.md] [--json OUT.json]
+
+          --whole: each program's whole-program module (P/P.bc) instead of its per-file modules.
+
+separate  Outlining under separate compilation: per-file modules compiled one by one, linked
+          with ld.lld --icf=all, in every flow of LLVM's and fmerge's (bench/outline/separate.sh
+          says which); a Markdown table on stdout.
+
+              fmbench outline separate PROGRAMS...   (environment: TARGET, CORPUS)
+
+The fmerge binary: --fmerge, default $FMERGE (common.fmerge_bin).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from . import common, programs
+from .common import BENCH, LLC, LLVM_DIS, REPO
+
+LLC_PIC = [LLC, "-O2", "-relocation-model=pic", "-filetype=obj"]
+BAD = re.compile(r"\*\*\* Bad machine code: (.*?) \*\*\*\n- function:\s+(\S+)")
+
+
+def size(bc: Path, outline: bool, work: Path) -> int:
+    obj = work / (bc.stem + (".outlined" if outline else "") + ".llc.o")
+    common.run([*LLC_PIC, bc, "-o", obj, *(["-enable-machine-outliner"] if outline else [])])
+    return common.text_bytes(obj)
+
+
+def opt(fmerge: str, bc: Path, out: Path, outline: bool) -> float:
+    return common.run([fmerge, "opt", bc, "-o", out, "-q",
+                       *(["--outline", "--emit", "obj"] if outline else [])]).seconds
+
+
+def compare(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="fmbench outline compare", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("programs", nargs="*", default=programs.names())
+    ap.add_argument("--corpus", default=str(common.corpus_out()))
+    ap.add_argument("--work", default=str(REPO / "build/outline"))
+    ap.add_argument("--fmerge", default=common.fmerge_bin())
+    ap.add_argument("--json")
+    a = ap.parse_args(argv)
+    work = Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    rows, worst = [], 0
+    print("| program | plain | outliner alone | fmerge, then outliner | `fmerge opt --outline` | fmerge s | `--outline` s | smallest? |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for p in a.programs:
+        bc = Path(a.corpus) / p / f"{p}.bc"
+        if not bc.exists():
+            print(f"| {p} | not built | | | | | | |")
+            continue
+        m, o = work / f"{p}.fmerge.bc", work / f"{p}.outline.o"
+        tm, to = opt(a.fmerge, bc, m, False), opt(a.fmerge, bc, o, True)
+        r = dict(program=p, plain=size(bc, False, work), outliner=size(bc, True, work),
+                 fmerge_then_outliner=size(m, True, work), fmerge_outline=common.text_bytes(o),
+                 fmerge_seconds=round(tm, 1), outline_seconds=round(to, 1))
+        best = min(r["outliner"], r["fmerge_then_outliner"])
+        ok = r["fmerge_outline"] <= best
+        worst += not ok
+        pct = lambda v: f"{v:,} ({100 * (v - r['plain']) / r['plain']:+.2f}%)"  # noqa: E731
+        print(f"| {p} | {r['plain']:,} | {pct(r['outliner'])} | {pct(r['fmerge_then_outliner'])} | "
+              f"{pct(r['fmerge_outline'])} | {tm:.1f} | {to:.1f} | {'yes' if ok else 'NO: +' + str(r['fmerge_outline'] - best)} |")
+        sys.stdout.flush()
+        rows.append(r)
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1))
+    return 1 if worst else 0
+
+
+def check(cmd: list) -> dict:
+    r = common.run(cmd, check=False)
+    if r.ok:
+        return {"ok": True}
+    bad = BAD.findall(r.stderr)
+    if not bad:
+        return {"ok": False, "error": r.stderr.strip()[-500:]}
+    # The first function LLVM stopped at, and the messages about it.
+    fn = bad[0][1]
+    return {"ok": False, "function": fn, "messages": sorted({m for m, f in bad if f == fn})}
+
+
+def triple_of(bc: Path) -> str:
+    out = common.run([LLVM_DIS, bc, "-o", "-"], check=False).stdout
+    m = re.search(r'^target triple = "([^"]+)"', out, re.M)
+    return m.group(1) if m else ""
+
+
+def verify(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="fmbench outline verify", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("programs", nargs="*", default=programs.C_CXX)
+    ap.add_argument("--corpus", default=str(common.corpus_out()))
+    ap.add_argument("--fmerge", default=common.fmerge_bin())
+    ap.add_argument("--work", default=str(REPO / "build/outline-verify"))
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--whole", action="store_true", help="the whole-program modules P/P.bc")
+    ap.add_argument("--md")
+    ap.add_argument("--json")
+    a = ap.parse_args(argv)
+    corpus, work = Path(a.corpus).resolve(), Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    rows, failures = [], []
+    for prog in a.programs:
+        man = corpus / prog / "modules.json"
+        if not man.exists():
+            common.log(f"{prog}: not built in {corpus}")
+            continue
+        meta = json.loads(man.read_text())
+        mods = ([corpus / prog / f"{prog}.bc"] if a.whole else
+                [corpus / prog / meta["dir"] / m for m in meta["modules"]])
+        aarch64 = triple_of(mods[0]).startswith("aarch64")
+        llc = [*LLC_PIC, "-enable-machine-outliner", "-verify-machineinstrs",
+               *(["-homogeneous-prolog-epilog"] if aarch64 else [])]
+
+        def one(i_m):
+            i, m = i_m
+            out = work / f"{prog}.{i}.o"
+            r_llvm = check(llc + [m, "-o", out])
+            r_fm = check([a.fmerge, "opt", m, "--emit", "obj", "--outline", "--verify-machine-code",
+                          "-q", "--no-measure", "-o", out])
+            if r_llvm["ok"] and not r_fm["ok"]:
+                merged = work / f"{prog}.{i}.merged.bc"
+                common.run([a.fmerge, "opt", m, "-q", "--no-measure", "-o", merged])
+                r_llc = check(llc + [merged, "-o", out])
+                r_fm["llc_on_merged"] = ("passes" if r_llc["ok"] else
+                                         f"fails too, in {r_llc.get('function', '?')}")
+                merged.unlink(missing_ok=True)
+            out.unlink(missing_ok=True)
+            return m, r_llvm, r_fm
+
+        res = common.pmap(a.jobs, one, enumerate(mods))
+        n_llvm = sum(not r["ok"] for _, r, _ in res)
+        n_fm = sum(not r["ok"] for _, _, r in res)
+        only_fm = [m for m, rl, rf in res if rl["ok"] and not rf["ok"]]
+        # ... and not LLVM's on fmerge's module either.
+        fm_own = [m for m, rl, rf in res if rl["ok"] and not rf["ok"] and rf.get("llc_on_merged") == "passes"]
+        for m, rl, rf in res:
+            for who, r in (("llvm", rl), ("fmerge", rf)):
+                if not r["ok"]:
+                    failures.append({"program": prog, "module": str(m.relative_to(corpus)), "flow": who, **r})
+        rows.append({"program": prog, "target": "aarch64" if aarch64 else "x86_64", "modules": len(mods),
+                     "llvm_failing": n_llvm, "fmerge_failing": n_fm,
+                     "fmerge_only": [str(m.relative_to(corpus)) for m in only_fm],
+                     "fmerge_own": [str(m.relative_to(corpus)) for m in fm_own]})
+        common.log(f"{prog}: {len(mods)} modules, LLVM alone fails {n_llvm}, fmerge fails {n_fm}, "
+                   f"fmerge only {len(only_fm)}, of which llc-22 passes fmerge's module {len(fm_own)}")
+    lines = [f"Corpus: `{corpus.relative_to(REPO) if corpus.is_relative_to(REPO) else corpus}`", "",
+             "| program | target | modules | fail, LLVM alone | fail, fmerge | fail only after fmerge "
+             "| of which llc-22 passes fmerge's module |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['program']} | {r['target']} | {r['modules']} | {r['llvm_failing']} | "
+                     f"{r['fmerge_failing']} | {len(r['fmerge_only'])} | {len(r['fmerge_own'])} |")
+    if failures:
+        lines += ["", "| program | module | flow | first function | verifier says | llc-22 on fmerge's module |",
+                  "|---|---|---|---|---|---|"]
+        for f in failures:
+            lines.append(f"| {f['program']} | {f['module']} | {f['flow']} | {f.get('function', '-')} | "
+                         f"{'; '.join(f.get('messages', [])) or f.get('error', '')[:200]} | "
+                         f"{f.get('llc_on_merged', '')} |")
+    md = "\n".join(lines) + "\n"
+    print(md)
+    if a.md:
+        Path(a.md).write_text(md)
+    if a.json:
+        Path(a.json).write_text(json.dumps({"rows": rows, "failures": failures}, indent=1))
+    return 1 if any(r["fmerge_own"] for r in rows) else 0
+
+
+def main(argv: list[str]) -> int:
+    return common.subcommands("outline", __doc__, {
+        "compare": compare, "verify": verify,
+        "separate": lambda a: common.shell_study(BENCH / "outline" / "separate.sh", a)}, argv)
