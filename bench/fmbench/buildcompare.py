@@ -23,7 +23,6 @@ The two verdicts should agree (or the online one say "undecided").
 Usage: fmbench profiling compare [zstd bzip2] [--inputs 12] [--rounds 7] [--md OUT]
 """
 
-import argparse
 import json
 import statistics
 import resource
@@ -73,20 +72,17 @@ def run_input(exe, argv, stdin, env):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="fmbench profiling compare", description=__doc__.split("\n")[0])
+    ap = common.parser("profiling compare", __doc__.split("\n")[0], fmerge=True)
     ap.add_argument("programs", nargs="*", default=["zstd", "bzip2"])
     ap.add_argument("--out", default=str(ROOT / "build" / "compare"))
     ap.add_argument("--m0", default=str(ROOT / "build" / "costmodel"), help="the cost model's work dir (M0 modules)")
-    ap.add_argument("--fmerge", default=common.fmerge_bin())
     ap.add_argument("--costs", default=None)
     ap.add_argument("--inputs", type=int, default=12)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--md", default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    common.setup_log("profiling", stdout=True, file=out / "commands.log")
+    out = common.work_dir(args.out, "profiling")
     fmerge = Path(args.fmerge).resolve()
     results = {}
     for prog in args.programs:

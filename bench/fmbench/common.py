@@ -12,6 +12,7 @@ checkout (`$CARGO_TARGET_DIR` or `target/`), else `fmerge` on PATH.
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import re
@@ -103,6 +104,25 @@ def log(msg: str) -> None:
 def setup_log(tag: str, stdout: bool = False, file: Path | None = None) -> None:
     Log.tag, Log.stdout = tag, stdout
     Log.file = open(file, "a") if file else None
+
+
+def parser(study: str, doc: str, fmerge: bool = False) -> argparse.ArgumentParser:
+    """A study's argument parser (`fmbench STUDY --help` shows `doc`); with `fmerge`, the
+    --fmerge option (default: fmerge_bin())."""
+    ap = argparse.ArgumentParser(prog=f"fmbench {study}", description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    if fmerge:
+        ap.add_argument("--fmerge", default=fmerge_bin(), help="the fmerge binary (default: %(default)s)")
+    return ap
+
+
+def work_dir(path, tag: str) -> Path:
+    """A study's work directory (made if missing), with its commands logged to stdout and to
+    commands.log there."""
+    out = Path(path).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    setup_log(tag, stdout=True, file=out / "commands.log")
+    return out
 
 
 def rel(p) -> str:

@@ -27,7 +27,6 @@ The recipes are in programs.py, the smoke runner in smoke.py.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -607,8 +606,7 @@ def cmd_report(args) -> int:
 
 def main(argv=None) -> int:
     common.setup_log("corpus")
-    ap = argparse.ArgumentParser(prog="fmbench corpus", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser("corpus", __doc__)
     ap.add_argument("--out", help="output dir (default: build/corpus, build/corpus-aarch64 for --target aarch64, "
                     "or $FMERGE_CORPUS_OUT)")
     ap.add_argument("--target", choices=sorted(programs.TARGETS), default=programs.TARGET,

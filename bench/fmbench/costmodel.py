@@ -17,7 +17,6 @@ the table fmerge ships) and OUT/report.md.
 Usage: fmbench profiling costmodel [--repeat 3] [--table PATH] [--out DIR]
 """
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -108,19 +107,16 @@ def predict(table, executed):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="fmbench profiling costmodel", description=__doc__.split("\n")[0])
+    ap = common.parser("profiling costmodel", __doc__.split("\n")[0], fmerge=True)
     ap.add_argument("programs", nargs="*", default=training_programs())
     ap.add_argument("--out", default=str(ROOT / "build" / "costmodel"))
-    ap.add_argument("--fmerge", default=common.fmerge_bin())
     ap.add_argument("--table", default=str(ROOT / "crates" / "fmerge-core" / "src" / "costs_x86_64.json"))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--ridges", default="0,0.001,0.01,0.1,1,10", help="ridge strengths tried (leave-one-program-out)")
     ap.add_argument("--reuse", action="store_true", help="refit the runs of an earlier invocation (OUT/runs.jsonl)")
     args = ap.parse_args(argv)
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    common.setup_log("profiling", stdout=True, file=out / "commands.log")
+    out = common.work_dir(args.out, "profiling")
     fmerge = Path(args.fmerge).resolve()
     runs = []
     if args.reuse:

@@ -37,7 +37,6 @@ googletest Debian's `googletest` package (`apt-get install googletest`).
 
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import re
@@ -370,10 +369,9 @@ def main(argv: list[str]) -> int:
         data = ts.combine(argv[1:])
         print(ts.table(data["results"], data["modes"]).replace("| crate |", "| suite |", 1))
         return 0
-    ap = argparse.ArgumentParser(prog="fmbench csuites", description=__doc__.split("\n")[0])
+    ap = common.parser("csuites", __doc__.split("\n")[0], fmerge=True)
     ap.add_argument("suites", nargs="*", help="only these suites (default: all)")
     ap.add_argument("--modes", default=",".join(ts.RUN_MODES))
-    ap.add_argument("--fmerge", default=common.fmerge_bin())
     ap.add_argument("--no-valgrind", action="store_true")
     ap.add_argument("--json", default=str(WORK / "results.json"))
     a = ap.parse_args(argv)

@@ -83,8 +83,7 @@ def check(fm: str, name: str, bc: Path, extra: list[str], work: Path) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="fmbench estimate-check", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser("estimate-check", __doc__)
     ap.add_argument("programs", nargs="*", default=programs.names())
     ap.add_argument("--module", action="append", default=[], help="a module to check (repeatable)")
     ap.add_argument("--corpus", default=str(common.corpus_out()))

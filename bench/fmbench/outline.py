@@ -36,25 +36,45 @@ verify    LLVM's machine verifier over outlined code: which modules of the per-f
 
           --whole: each program's whole-program module (P/P.bc) instead of its per-file modules.
 
-separate  Outlining under separate compilation: per-file modules compiled one by one, linked
-          with ld.lld --icf=all, in every flow of LLVM's and fmerge's (bench/outline/separate.sh
-          says which); a Markdown table on stdout.
+separate  Outlining under separate compilation: per-file modules of corpus programs, each
+          compiled on its own, linked with ld.lld --icf=all; final .text, smoke workload, build
+          time, a Markdown table row per program (work in build/outline-separate[-aarch64]-CORPUS):
 
-              fmbench outline separate PROGRAMS...   (environment: TARGET, CORPUS)
+            base         llc-22 each module
+            outline      + -enable-machine-outliner (each module on its own)
+            llvm-global  LLVM's two-round global outlining: round 1 records codegen data
+                         (-codegen-data-generate), llvm-cgdata-22 --merge, round 2 outlines with
+                         it (-codegen-data-use-path, -append-content-hash-outlined-name)
+            llvm-g+gmf   the same with GlobalMergeFunc (-enable-global-merge-func)
+            fm           fmerge: opt + summarize each module, combine, apply --emit obj
+            fm-outline   fm + apply --outline (each module on its own)
+            fm-global    fm + global outlining: summarize --outline-data, combine
+                         --outline-data, apply --outline --outline-data
+
+          On AArch64 (--target aarch64) also, with frame helpers (-homogeneous-prolog-epilog; LLVM
+          applies them to minsize functions only, so they change nothing in an -Os corpus):
+
+            llvm-g+gmf+fh   llvm-g+gmf with frame helpers
+            fm-global-nofh  fm-global without them (fmerge's flows have them by default)
+
+              fmbench outline separate PROGRAMS... [--target T] [--corpus DIR]
+              (the old environment variables TARGET and CORPUS still work)
 
 The fmerge binary: --fmerge, default $FMERGE (common.fmerge_bin).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+import os
 import re
+import time
 import sys
 from pathlib import Path
 
 from . import common, programs
-from .common import BENCH, LLC, LLVM_DIS, REPO
+from .common import CGDATA, CLANGXX, LLC, LLVM_DIS, REPO
+from .permodule import LLC_SECTIONS, Modules
 
 LLC_PIC = [LLC, "-O2", "-relocation-model=pic", "-filetype=obj"]
 BAD = re.compile(r"\*\*\* Bad machine code: (.*?) \*\*\*\n- function:\s+(\S+)")
@@ -72,12 +92,10 @@ def opt(fmerge: str, bc: Path, out: Path, outline: bool) -> float:
 
 
 def compare(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="fmbench outline compare", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser("outline compare", __doc__, fmerge=True)
     ap.add_argument("programs", nargs="*", default=programs.names())
     ap.add_argument("--corpus", default=str(common.corpus_out()))
     ap.add_argument("--work", default=str(REPO / "build/outline"))
-    ap.add_argument("--fmerge", default=common.fmerge_bin())
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     work = Path(a.work)
@@ -127,11 +145,9 @@ def triple_of(bc: Path) -> str:
 
 
 def verify(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="fmbench outline verify", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser("outline verify", __doc__, fmerge=True)
     ap.add_argument("programs", nargs="*", default=programs.C_CXX)
     ap.add_argument("--corpus", default=str(common.corpus_out()))
-    ap.add_argument("--fmerge", default=common.fmerge_bin())
     ap.add_argument("--work", default=str(REPO / "build/outline-verify"))
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--whole", action="store_true", help="the whole-program modules P/P.bc")
@@ -208,7 +224,80 @@ def verify(argv: list[str]) -> int:
     return 1 if any(r["fmerge_own"] for r in rows) else 0
 
 
+# The flows of `separate`, per target: (name, what it runs).
+SEPARATE_FLOWS = {
+    "x86_64": ["base", "outline", "llvm-global", "llvm-g+gmf", "fm", "fm-outline", "fm-global"],
+    "aarch64": ["base", "outline", "llvm-global", "llvm-g+gmf", "llvm-g+gmf+fh", "fm", "fm-outline",
+                "fm-global-nofh", "fm-global"],
+}
+
+
+def separate(argv: list[str]) -> int:
+    """Outlining under separate compilation (see `flows` below): per-file modules of corpus
+    programs, each compiled on its own, linked with ld.lld --icf=all; final .text, smoke
+    workload, build time of every flow, one Markdown table row per program."""
+    ap = common.parser("outline separate", __doc__, fmerge=True)
+    ap.add_argument("programs", nargs="+")
+    ap.add_argument("--target", choices=sorted(SEPARATE_FLOWS), default=os.environ.get("TARGET", "x86_64"))
+    ap.add_argument("--corpus", default=os.environ.get("CORPUS"),
+                    help="default build/corpus, or build/corpus-aarch64; an -Oz corpus is built with "
+                         "FMERGE_CORPUS_OPT=z fmbench corpus --out DIR build ...")
+    a = ap.parse_args(argv)
+    F, target = a.fmerge, a.target
+    corpus = Path(a.corpus or common.corpus_out(target)).resolve()
+    flows = SEPARATE_FLOWS[target]
+    link = [CLANGXX, *(["--target=aarch64-linux-gnu"] if target == "aarch64" else []), "-fuse-ld=lld"]
+    workdir = ("outline-separate" if target == "x86_64" else "outline-separate-aarch64") + "-" + corpus.name
+    print("| program |" + "".join(f" {f} |" for f in flows) + " smoke |")
+    print("|---|" + "---:|" * len(flows) + "---|")
+    for prog in a.programs:
+        M = Modules(corpus, prog, REPO / "build" / workdir / prog)
+        T = {"base": M.each(lambda m, src: [*LLC_SECTIONS, src, "-o", f"{m}.base.o"]),
+             "outline": M.each(lambda m, src: [*LLC_SECTIONS, "-enable-machine-outliner", src, "-o", f"{m}.outline.o"])}
+        # LLVM's two-round global outlining: round 1 records codegen data, llvm-cgdata-22 merges
+        # it, round 2 outlines with it (optionally with GlobalMergeFunc and frame helpers).
+        for tag, extra in (("llvm-global", []), ("llvm-g+gmf", ["-enable-global-merge-func=true"]),
+                           ("llvm-g+gmf+fh", ["-enable-global-merge-func=true", "-homogeneous-prolog-epilog"])):
+            if tag not in flows:
+                continue
+            llc = [*LLC_SECTIONS, "-enable-machine-outliner", *extra]
+            t0 = time.time()
+            M.each(lambda m, src: [*llc, "-codegen-data-generate=true", src, "-o", f"{m}.{tag}.r1.o"])
+            M.run([CGDATA, "--merge", *M.files("{m}.%s.r1.o" % tag), "-o", f"{tag}.cgdata"])
+            M.each(lambda m, src: [*llc, f"-codegen-data-use-path={tag}.cgdata", "-append-content-hash-outlined-name",
+                                   src, "-o", f"{m}.{tag}.o"])
+            T[tag] = time.time() - t0
+        # fmerge: opt, summarize, combine, apply (+ --outline; + global outlining data)
+        t_opt = M.each(lambda m, src: [F, "opt", src, "-o", f"{m}.opt.bc", "-q", "--no-measure"])
+        t0 = time.time()
+        M.each(lambda m, src: [F, "summarize", f"{m}.opt.bc", "-o", f"{m}.fms"])
+        M.run([F, "combine", "-q", *M.files("{m}.fms"), "-o", "merge.fmi"])
+        M.each(lambda m, src: [F, "apply", f"{m}.opt.bc", "--info", "merge.fmi", "--emit", "obj", "-o", f"{m}.fm.o"])
+        T["fm"] = time.time() - t0 + t_opt
+        T["fm-outline"] = M.each(lambda m, src: [F, "apply", f"{m}.opt.bc", "--info", "merge.fmi", "--emit", "obj",
+                                                 "--outline", "-o", f"{m}.fm-outline.o"]) + T["fm"]
+        for tag, nofh in (("fm-global-nofh", ["--no-frame-helpers"]), ("fm-global", [])):
+            if tag not in flows:
+                continue
+            t0 = time.time()
+            M.each(lambda m, src: [F, "summarize", f"{m}.opt.bc", "-o", f"{m}.{tag}.fms", "--outline-data",
+                                   f"{m}.{tag}.cgo", *nofh])
+            M.run([F, "combine", "-q", *M.files("{m}.%s.fms" % tag), "-o", f"{tag}.fmi", "--outline-data",
+                   *M.files("{m}.%s.cgo" % tag)])
+            M.each(lambda m, src: [F, "apply", f"{m}.opt.bc", "--info", f"{tag}.fmi", "--emit", "obj", "--outline",
+                                   "--outline-data", f"{tag}.cgdata", *nofh, "-o", f"{m}.{tag}.o"])
+            T[tag] = time.time() - t0 + t_opt
+        row, smoke, base = f"| {prog} |", "", None
+        for v in flows:
+            exe = M.link(link, M.files("{m}.%s.o" % v), f"{prog}.{v}")
+            t = common.text_bytes(exe, exact=True)
+            base = base or t
+            row += f" {t} ({100 * (t - base) / base:+.2f}%, {T[v]:.0f} s) |"
+            smoke += "p" if M.smoke(exe, target) else "F"
+        print(f"{row} {smoke} |", flush=True)
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    return common.subcommands("outline", __doc__, {
-        "compare": compare, "verify": verify,
-        "separate": lambda a: common.shell_study(BENCH / "outline" / "separate.sh", a)}, argv)
+    return common.subcommands("outline", __doc__, {"compare": compare, "verify": verify, "separate": separate},
+                              argv)

@@ -51,7 +51,6 @@ Usage: fmbench profiling overhead [PROG ...] [--rounds 5] [--md OUT.md] [--json 
 Programs: sqlite lua quickjs zstd bzip2 xz (default: all).  Work dir: build/profiling/.
 """
 
-import argparse
 import json
 import os
 import shutil
@@ -199,10 +198,9 @@ def increments_clang(rawdir, wd, tag):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="fmbench profiling overhead", description=__doc__.split("\n")[0])
+    ap = common.parser("profiling overhead", __doc__.split("\n")[0], fmerge=True)
     ap.add_argument("programs", nargs="*", default=speed.workload_programs())
     ap.add_argument("--out", default=str(ROOT / "build" / "profiling"))
-    ap.add_argument("--fmerge", default=common.fmerge_bin())
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", default=None)
@@ -214,9 +212,7 @@ def main(argv):
                     help="also count the instructions of one timing run of every timed build (valgrind)")
     args = ap.parse_args(argv)
     only = args.builds.split(",") if args.builds else None
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    common.setup_log("profiling", stdout=True, file=out / "commands.log")
+    out = common.work_dir(args.out, "profiling")
     fmerge = Path(args.fmerge).resolve()
     progs = speed.programs(out / "data")
     results = dict(machine=dict(nproc=os.cpu_count(), loadavg=os.getloadavg(), uname=" ".join(os.uname())),

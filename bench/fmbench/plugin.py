@@ -55,7 +55,6 @@ must be built first (`fmbench corpus build P`).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -341,8 +340,7 @@ def markdown(results: list[dict], args, plugin: Path, total_s: float) -> str:
 
 def main(argv: list[str]) -> int:
     common.setup_log("plugin-bench")
-    ap = argparse.ArgumentParser(prog="fmbench plugin", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser("plugin", __doc__)
     ap.add_argument("programs", nargs="*", help=f"default: those of {' '.join(C_PROGRAMS)} built in --corpus")
     ap.add_argument("--plugin", help="use this plugin as is (default: a copy of target/release/libfmerge_plugin.so "
                     "in --work)")

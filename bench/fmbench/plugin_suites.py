@@ -38,7 +38,6 @@ Needs cargo, clang-22 (with lld), llvm-size-22.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -257,7 +256,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["table"]:
         print(table(json.loads(Path(argv[1]).read_text())["results"]))
         return 0
-    ap = argparse.ArgumentParser(prog="fmbench plugin-suites", description=__doc__.split("\n")[0])
+    ap = common.parser("plugin-suites", __doc__.split("\n")[0])
     ap.add_argument("crates", nargs="*", help="only these crates, in this order (default: all)")
     ap.add_argument("--plugin", help="use this plugin as is (default: a copy of "
                     "target/release/libfmerge_plugin.so in build/plugin-suites/)")

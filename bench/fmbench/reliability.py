@@ -45,7 +45,6 @@ corpus (about 20 minutes to build) and takes tens of minutes.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import time
@@ -240,13 +239,11 @@ def main(argv: list[str]) -> int:
         for f in argv[1:]:
             print(table(json.loads(Path(f).read_text())["results"]))
         return 0
-    ap = argparse.ArgumentParser(prog="fmbench reliability", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser("reliability", __doc__, fmerge=True)
     ap.add_argument("programs", nargs="*", default=programs.names())
     ap.add_argument("--modes", default=",".join(RUN_MODES), help="comma-separated (default: %(default)s)")
     ap.add_argument("--target", choices=["x86_64", "aarch64"], default="x86_64")
     ap.add_argument("--corpus", help="corpus output dir (default: build/corpus or build/corpus-aarch64)")
-    ap.add_argument("--fmerge", default=common.fmerge_bin())
     ap.add_argument("--work", help="where merged modules and reports go (default: build/reliability/TARGET)")
     ap.add_argument("--twice", action="store_true", help="run fmerge twice, compare output and report bytes")
     ap.add_argument("--measure", action="store_true", help="let fmerge measure .text (default: --no-measure)")

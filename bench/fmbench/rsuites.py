@@ -39,7 +39,6 @@ otherwise. Needs cargo (with crates.io), llc-22, cc and valgrind.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import hashlib
 import json
@@ -586,10 +585,9 @@ def main(argv: list[str]) -> int:
         data = combine(argv[1:])
         print(table(data["results"], data["modes"]))
         return 0
-    ap = argparse.ArgumentParser(prog="fmbench testsuites", description=__doc__.split("\n")[0])
+    ap = common.parser("testsuites", __doc__.split("\n")[0], fmerge=True)
     ap.add_argument("crates", nargs="*", help="only these crates (default: all)")
     ap.add_argument("--modes", default=",".join(RUN_MODES))
-    ap.add_argument("--fmerge", default=common.fmerge_bin())
     ap.add_argument("--no-valgrind", action="store_true")
     ap.add_argument("--quick", action="store_true", help="the subset make test runs")
     ap.add_argument("--update-locks", action="store_true")

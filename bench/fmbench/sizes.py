@@ -20,7 +20,6 @@ See bench/README.md.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import datetime
 import hashlib
@@ -501,8 +500,7 @@ def cmd_run(args, argv: list[str]) -> int:
 
 def main(argv=None) -> int:
     common.setup_log("bench")
-    ap = argparse.ArgumentParser(prog="fmbench sizes", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser("sizes", __doc__)
     sp = ap.add_subparsers(dest="cmd", required=True)
     r = sp.add_parser("run", help="run the benchmark")
     r.add_argument("--quick", action="store_true", help=f"only {' '.join(QUICK)}; results go to results/<date>-quick")

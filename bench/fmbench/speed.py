@@ -67,7 +67,6 @@ Work directory: build/speed/ (override with --out).  fmerge: build/speed/fmerge 
 Every command run is printed (and logged to OUT/commands.log).
 """
 
-import argparse
 import hashlib
 import json
 import os
@@ -415,7 +414,7 @@ def annotate(prog, wd, exes, steps, pairs, jobs, top=12):
 # --------------------------------------------------------------------------- main
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="fmbench speed", description=__doc__.split("\n")[0])
+    ap = common.parser("speed", __doc__.split("\n")[0])
     ap.add_argument("programs", nargs="*", default=workload_programs())
     ap.add_argument("--out", default=str(ROOT / "build" / "speed"))
     ap.add_argument("--fmerge", default=None, help="fmerge binary (default OUT/fmerge if there, else $FMERGE)")
@@ -436,9 +435,7 @@ def main(argv):
     ap.add_argument("--md", default=None)
     args = ap.parse_args(argv)
 
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    common.setup_log("speed", stdout=True, file=out / "commands.log")
+    out = common.work_dir(args.out, "speed")
     log("# %s  %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), " ".join(map(shlex.quote, sys.argv))))
     snapshot = out / "fmerge"
     fmerge = Path(args.fmerge or (snapshot if snapshot.exists() else common.fmerge_bin())).resolve()
