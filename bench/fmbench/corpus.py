@@ -472,32 +472,23 @@ def cmd_build(args) -> int:
 def cmd_smoke(args) -> int:
     prog = get_program(args.program)
     out = Path(args.out)
+    # What to link first, if anything: per-file modules (the recipe of `link-modules`), an object
+    # file of the whole program made elsewhere (e.g. `fmerge opt --emit obj`: the recipe's link
+    # step only), or a whole-program module (the recipe of `link`).
+    link = None
     if args.modules_dir:
+        link = lambda exe: link_modules(prog, out / prog.name, exe, Path(args.modules_dir).resolve())  # noqa: E731
+    elif args.obj:
+        link = lambda exe: run([prog.linker, *target_flags(), Path(args.obj).resolve(), "-o", exe,  # noqa: E731
+                                *args.link_flag, *prog.libs])
+    elif args.bc:
+        link = lambda exe: link_exe(prog, Path(args.bc).resolve(), exe, args.codegen, args.llc_flag,  # noqa: E731
+                                    args.link_flag)
+    if link:
         with tempfile.TemporaryDirectory(prefix="fmerge-link-") as td:
             exe = Path(td) / prog.name
             try:
-                link_modules(prog, out / prog.name, exe, Path(args.modules_dir).resolve())
-            except (BuildError, CommandError) as e:
-                log(str(e))
-                return 3
-            return smoke(prog, exe, out, verbose=args.verbose)
-    if args.obj:
-        # An object file of the whole program made elsewhere (e.g. `fmerge opt --emit obj`):
-        # the reference recipe's link step only.
-        with tempfile.TemporaryDirectory(prefix="fmerge-link-") as td:
-            exe = Path(td) / prog.name
-            try:
-                run([prog.linker, *target_flags(), Path(args.obj).resolve(), "-o", exe, *args.link_flag,
-                     *prog.libs])
-            except (BuildError, CommandError) as e:
-                log(str(e))
-                return 3
-            return smoke(prog, exe, out, verbose=args.verbose)
-    if args.bc:
-        with tempfile.TemporaryDirectory(prefix="fmerge-link-") as td:
-            exe = Path(td) / prog.name
-            try:
-                link_exe(prog, Path(args.bc).resolve(), exe, args.codegen, args.llc_flag, args.link_flag)
+                link(exe)
             except (BuildError, CommandError) as e:
                 log(str(e))
                 return 3

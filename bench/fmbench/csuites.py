@@ -50,7 +50,6 @@ from pathlib import Path
 from . import common
 from . import rsuites as ts  # fetching crates, running fmerge, .text, the table's style
 from .common import CLANG, CLANGXX, LLVM_LINK
-from .modes import MODES
 from .modes import parse as parse_modes
 
 WORK = ts.WORK / "c"
@@ -321,26 +320,15 @@ def run_program(s: CSuite, root: Path, version: str, p: Program, modes: list[str
     log(f"  {s.name}/{p.name}: {res['baseline']['passed']} passed, "
         f"{res['baseline']['failed']} failed (status {base['status']}, {base['secs']} s)")
     for mode in modes:
-        m: dict = {}
-        out, rep = d / f"{mode}.bc", d / f"{mode}.json"
-        t1 = time.time()
-        r = ts.sh([fmerge, "opt", str(module), "-o", str(out), "--report", str(rep),
-                   *MODES[mode].args], check=False)
-        m["fmerge_secs"] = round(time.time() - t1, 1)
-        if r.returncode != 0:
-            m["error"] = f"fmerge exited {r.returncode}: {r.stderr[-1500:]}"
-            m["differences"] = ["fmerge failed"]
-            res["modes"][mode] = m
-            log(f"  {mode}: FMERGE FAILED {r.stderr[-300:]}")
+        m, report = ts.merge(fmerge, module, d, mode)
+        res["modes"][mode] = m
+        if report is None:
             continue
-        report = json.loads(rep.read_text())
-        m["merges"] = len(report.get("merges", []))
-        got = run(exe_of(out, mode), root, p.args)
+        got = run(exe_of(d / f"{mode}.bc", mode), root, p.args)
         m["text_after"] = ts.text_bytes(d / f"{mode}.o")
         go = outcomes(s.parser, p.name, got)
         m.update({"status": got["status"], **count(go), "secs": got["secs"]})
         m["differences"] = differences(s.parser, base, got, bo, go)
-        res["modes"][mode] = m
         log(f"  {mode}: {m['merges']} merges, .text {res['text_before']} -> {m['text_after']}, "
             f"{m['passed']} passed, {len(m['differences'])} differences ({m['fmerge_secs']} s)")
     if valgrind:
@@ -406,15 +394,4 @@ def main(argv: list[str]) -> int:
             out.write_text(json.dumps({"modes": modes, "fmerge": a.fmerge,
                                        "secs": round(time.time() - t0), "results": results},
                                       indent=1))
-    bad = [r for r in results if not ts.ok(r)]
-    print(ts.table(results, modes).replace("| crate |", "| suite |", 1))
-    print(f"\n{len(results)} programs, {len(bad)} with differences, errors or memory errors; "
-          f"{round(time.time() - t0)} s; results in {out}")
-    for r in bad:
-        print(f"  {r['crate']}/{r['target']}: {r.get('error', '')[-400:]}")
-        for m, x in r["modes"].items():
-            for dd in x.get("differences", [])[:10]:
-                print(f"    {m}: {dd}")
-        if r.get("valgrind", {}).get("result") == "ERRORS":
-            print(f"    valgrind: {r['valgrind'].get('stderr_tail', '')[-600:]}")
-    return 1 if bad else 0
+    return ts.report(results, modes, "programs", out, t0, first="suite")

@@ -334,6 +334,22 @@ def differences(base: dict, got: dict) -> list[str]:
     return d
 
 
+def merge(fmerge: str, module: Path, d: Path, mode: str) -> tuple[dict, dict | None]:
+    """`fmerge opt` of `module` in `mode` into d/MODE.bc, its report d/MODE.json: the mode's
+    result so far, and the report (None if fmerge failed; the result says so)."""
+    out, rep = d / f"{mode}.bc", d / f"{mode}.json"
+    p = sh([fmerge, "opt", str(module), "-o", str(out), "--report", str(rep), *MODES[mode].args], check=False)
+    m: dict = {"fmerge_secs": round(p.seconds, 1)}
+    if p.returncode != 0:
+        m["error"] = f"fmerge exited {p.returncode}: {p.stderr[-1500:]}"
+        m["differences"] = ["fmerge failed"]
+        log(f"  {mode}: FMERGE FAILED {p.stderr[-300:]}")
+        return m, None
+    r = json.loads(rep.read_text())
+    m["merges"] = len(r.get("merges", []))
+    return m, r
+
+
 def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
                valgrind: bool, update_locks: bool) -> dict:
     res: dict = {"crate": s.crate, "version": s.version, "area": s.area, "target": target,
@@ -360,30 +376,18 @@ def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
         f"{res['baseline']['failed']} failed, {res['baseline']['ignored']} ignored "
         f"(status {base['status']})")
     for mode in modes:
-        m: dict = {}
-        out = d / f"{mode}.bc"
-        rep = d / f"{mode}.json"
-        t1 = time.time()
-        p = sh([fmerge, "opt", str(bc), "-o", str(out), "--report", str(rep), *MODES[mode].args],
-               check=False)
-        m["fmerge_secs"] = round(time.time() - t1, 1)
-        if p.returncode != 0:
-            m["error"] = f"fmerge exited {p.returncode}: {p.stderr[-1500:]}"
-            m["differences"] = ["fmerge failed"]
-            res["modes"][mode] = m
-            log(f"  {mode}: FMERGE FAILED {p.stderr[-300:]}")
+        m, r = merge(fmerge, bc, d, mode)
+        res["modes"][mode] = m
+        if r is None:
             continue
-        r = json.loads(rep.read_text())
-        m["merges"] = len(r.get("merges", []))
         m["functions_before"] = r.get("functions_before")
         m["functions_after"] = r.get("functions_after")
-        codegen(out, d / f"{mode}.o")
+        codegen(d / f"{mode}.bc", d / f"{mode}.o")
         m["text_after"] = text_bytes(d / f"{mode}.o")
         relink(exe, d / f"{mode}.o", d / f"{mode}.exe")
         got = run_tests(d / f"{mode}.exe", src, s.skip, program=prog)
         m.update(summarize(got))
         m["differences"] = differences(base, got)
-        res["modes"][mode] = m
         log(f"  {mode}: {m['merges']} merges, .text {res['text_before']} -> {m['text_after']}, "
             f"{m['passed']} passed, {m['failed']} failed, "
             f"{len(m['differences'])} differences ({m['fmerge_secs']} s)")
@@ -647,12 +651,18 @@ def main(argv: list[str]) -> int:
             out.write_text(json.dumps({"modes": modes, "fmerge": a.fmerge,
                                        "secs": round(time.time() - t0),
                                        "results": results + others}, indent=1))
+    return report(results, modes, "targets", out, t0)
+
+
+def report(results: list[dict], modes: list[str], noun: str, out: Path, t0: float, first: str = "crate") -> int:
+    """The table of a run (its first column headed `first`), then every target with a problem;
+    the exit status: 1 if there was one."""
     bad = [r for r in results if not ok(r)]
-    print(table(results, modes))
-    print(f"\n{len(results)} targets, {len(bad)} with differences, errors or memory errors; "
+    print(table(results, modes).replace("| crate |", f"| {first} |", 1))
+    print(f"\n{len(results)} {noun}, {len(bad)} with differences, errors or memory errors; "
           f"{round(time.time() - t0)} s; results in {out}")
     for r in bad:
-        print(f"  {r['crate']}/{r['target']}: {r.get('error', '')[:300]}")
+        print(f"  {r['crate']}/{r['target']}: {r.get('error', '')[-400:]}")
         for m, x in r["modes"].items():
             for dd in x.get("differences", [])[:10]:
                 print(f"    {m}: {dd}")

@@ -117,7 +117,7 @@ def gen_text(seed, nbytes):
 def gen_binary(seed, nbytes):
     import struct
     rng = random.Random(seed)
-    out, n, ctr = bytearray(), 0, 0
+    out, ctr = bytearray(), 0
     while len(out) < nbytes:
         ctr += rng.randint(1, 9)
         out += struct.pack("<IHhdB", ctr, rng.randint(0, 300), rng.randint(-50, 50), ctr / 3.0, rng.getrandbits(8) if rng.random() < 0.3 else 0)
