@@ -156,8 +156,10 @@ class CommandError(Exception):
     """A command that failed (or could not start, or timed out); `brief` is one line for a
     table cell, str() the whole story."""
 
-    def __init__(self, result: Result, why: str):
+    def __init__(self, result: Result):
         self.result = result
+        rc = result.returncode
+        why = "timeout" if rc is None else f"signal {-rc}" if rc < 0 else f"exit {rc}"
         self.command = qcmd(result.cmd)
         tail = result.stderr.strip() or result.stdout.strip()
         self.brief = f"{Path(result.cmd[0]).name} failed ({why}): " + \
@@ -193,9 +195,7 @@ def run(cmd, *, cwd=None, env: dict | None = None, timeout: float | None = None,
         logfile.parent.mkdir(parents=True, exist_ok=True)
         logfile.write_text("$ " + qcmd(cmd) + "\n" + r.stdout[-200000:] + r.stderr[-200000:])
     if check and not r.ok:
-        rc = r.returncode
-        why = ("timeout" if rc is None else f"signal {-rc}" if rc < 0 else f"exit {rc}")
-        raise CommandError(r, why)
+        raise CommandError(r)
     return r
 
 

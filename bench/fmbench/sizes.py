@@ -150,7 +150,7 @@ class Bench:
             return f"pass ({s.passed}/{s.passed})" if s.passed is not None else "pass"
         if s.passed is not None:
             return f"FAIL ({s.failed} of {s.passed + s.failed} cases differ; {cmd})"
-        return f"FAIL ({CommandError(s.result, f'exit {s.result.returncode}').brief}; {cmd})"
+        return f"FAIL ({CommandError(s.result).brief}; {cmd})"
 
     def verify_module(self, m: Path, name: str) -> str:
         try:
