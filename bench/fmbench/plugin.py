@@ -8,7 +8,7 @@ bzip2, xz, leveldb -- whichever have been built under build/corpus/) this
  1. recompiles the program's translation units as LLVM bitcode: every native compile command
     recorded in build/corpus/P/native-commands.txt (`clang-22 -Os -g0 -w ... -c SRC -o OBJ`)
     is run again with `-flto` added and `-o` redirected into build/plugin-bench/P/obj/;
- 2. links them with full LTO in lld, exactly as corpus.py links the native program (same
+ 2. links them with full LTO in lld, exactly as the corpus links the native program (same
     driver -- clang-22, or clang++-22 for C++ -- same object order, same libraries) plus
     `-Os -flto -fuse-ld=lld`, twice:
         base:   clang-22 -Os -flto -fuse-ld=lld OBJS -o P.base LIBS
@@ -259,7 +259,7 @@ def markdown(results: list[dict], args, plugin: Path, total_s: float) -> str:
         f"Runs per link: {args.runs} (base and plugin alternating; best and median wall time). "
         f"Machine: {os.cpu_count()} cores, shared, so link times are noisy. Total run time {total_s:.0f} s.",
         "",
-        "Commands (per program P; OBJS = the objects below, LIBS = corpus.py's libraries for P, "
+        "Commands (per program P; OBJS = the objects below, LIBS = the corpus' libraries for P, "
         "the driver is clang++-22 for C++ programs):",
         "",
         "```sh",

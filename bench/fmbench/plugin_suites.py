@@ -63,7 +63,7 @@ def rustflags(variant: str, plugin: Path) -> str:
 
 
 def source(s: ts.Suite) -> Path:
-    """The crate's source under WORK/src, copied from testsuites.py's work directory if there."""
+    """The crate's source under WORK/src, copied from `fmbench testsuites`' work directory if there."""
     dest = WORK / "src" / f"{s.crate}-{s.version}"
     old = ts.WORK / "src" / f"{s.crate}-{s.version}"
     if not s.path and not (dest / "Cargo.toml").exists() and (old / "Cargo.toml").exists():
