@@ -291,16 +291,6 @@ def rotated_rounds(names, rounds: int):
         yield from names[k:] + names[:k]
 
 
-def shell_study(script: Path, argv: list[str]) -> int:
-    """A study kept as a shell script: run it (bash) with this package's fmerge binary in $FMERGE;
-    `-h` prints its header comment."""
-    if argv[:1] in (["-h"], ["--help"]):
-        print("\n".join(l[2:] for l in script.read_text().splitlines()[1:] if l.startswith("#")))
-        return 0
-    env = {**os.environ, "FMERGE": os.environ.get("FMERGE") or fmerge_bin()}
-    return subprocess.run(["bash", str(script), *argv], env=env).returncode
-
-
 def subcommands(study: str, doc: str, sub: dict, argv: list[str]) -> int:
     """Dispatch `fmbench STUDY SUB ARGS...` to sub[SUB](ARGS)."""
     if not argv or argv[0] not in sub:

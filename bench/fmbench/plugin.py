@@ -67,19 +67,11 @@ import time
 from pathlib import Path
 
 from . import common, programs
-from .common import REPO as ROOT
+from .common import REPO as ROOT, rel
 
 C_PROGRAMS = programs.C_CXX
 VERBOSE_LINE = re.compile(r"^fmerge: .*$", re.M)
 FMERGE_SECONDS = re.compile(r", ([\d.]+)s$")
-
-
-def rel(p: Path | str) -> str:
-    """A path relative to the repository if it is inside it (for printed commands)."""
-    try:
-        return str(Path(p).resolve().relative_to(ROOT))
-    except ValueError:
-        return str(p)
 
 
 def sha256(path: Path) -> str:
