@@ -6,11 +6,12 @@
 //! dominance queries, flag intersection, module subsets.
 //!
 //! **Architecture invariant:** every `unsafe` block of fmerge is in this crate, each with a
-//! `SAFETY:` comment; everything exported is safe. The soundness rule that makes IR handles
+//! `SAFETY:` comment; everything exported is safe, and nothing exported is an llvm-sys or
+//! inkwell type (callers need neither). The soundness rule that makes IR handles
 //! safe is stated in [`module`].
 //!
 //! - [`module`]: contexts and modules — read (`.bc`/`.ll`, producer check), link, verify,
-//!   clone, sweep, write.
+//!   clone, sweep, write — and whose process they live in ([`Embedding`]).
 //! - [`ir`]: IR handles by kind ([`Value`], [`Global`], [`Function`], [`GlobalVar`],
 //!   [`Instruction`], [`Block`], [`Type`]), read access, and fmerge's own names for the LLVM
 //!   enums callers need ([`Linkage`], [`Visibility`], [`UnnamedAddr`], [`TailCallKind`]).
