@@ -136,11 +136,11 @@ impl<'m> Value<'m> {
     // ---- operands and uses -------------------------------------------------------------
 
     pub fn num_operands(self) -> u32 {
-        // SAFETY: live value; LLVMGetNumOperands accepts users and returns 0 for
-        // non-users except metadata, which the check excludes.
         if self.is_metadata() {
             return 0;
         }
+        // SAFETY: live value; LLVMGetNumOperands accepts users and returns 0 for
+        // non-users except metadata, which the check above excludes.
         let n = unsafe { c::LLVMGetNumOperands(self.raw()) };
         n.max(0) as u32
     }
