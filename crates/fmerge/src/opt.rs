@@ -83,9 +83,7 @@ pub fn run(args: OptArgs) -> Result<()> {
         // pricing that way came out larger than merging first and outlining after (Lua +5,
         // zstd +319 bytes; bench/outline/compare.py). Frame helpers go with it: LLVM parses
         // its switches once per process.
-        fmerge_llvm::target::set_code_generation(
-            &args.codegen.switches(args.outline.then_some(Outlining::Local)),
-        );
+        llvm.set_code_generation(&args.codegen.switches(args.outline.then_some(Outlining::Local)));
     }
     let (emit, target) = match args.emit {
         EmitKind::Bc => (Emit::Bitcode, target),
