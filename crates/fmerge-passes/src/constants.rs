@@ -34,7 +34,7 @@ use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
 use fmerge_core::work;
 use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
-use fmerge_llvm::{Module, Value, cost};
+use fmerge_llvm::{Function, Instruction, Module, Value, cost};
 
 const STAGE: &str = "constants";
 
@@ -114,7 +114,7 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
             continue;
         }
         let rep = &lowered.handles[eligible[class[0]]];
-        let members: Vec<Value<'_>> =
+        let members: Vec<Function<'_>> =
             class.iter().map(|&c| lowered.handles[eligible[c]].function).collect();
         let args: Vec<Vec<Value<'_>>> = plan
             .args
@@ -139,7 +139,7 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
             module.defer_erase(body);
             continue;
         }
-        let body_insts: Vec<Value<'_>> =
+        let body_insts: Vec<Instruction<'_>> =
             body.blocks().iter().flat_map(|b| b.instructions()).collect();
         if body_insts.len() != rep.insts.len() {
             module.defer_erase(body);
@@ -168,7 +168,7 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
         }
         // Sealed last: the seal adds `noinline`, which no member has to share.
         fold::seal_merged_function(body);
-        if let Err(why) = body.verify_function() {
+        if let Err(why) = body.verify() {
             module.defer_erase(body);
             stats.rolled_back += 1;
             run.report.skipped.push(Skipped {

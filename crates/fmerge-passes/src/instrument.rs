@@ -40,7 +40,7 @@ use fmerge_core::costmodel::CostTable;
 use fmerge_core::probes::{self, Cfg, FlowEdge};
 use fmerge_core::profdata::{FunctionProbes, MapOptions, ProbeMap, Profile, Scheme, cfg_hash};
 use fmerge_llvm::instrument::{ControlFlow, CounterSite, ProfileData, Promotion};
-use fmerge_llvm::{Module, Value};
+use fmerge_llvm::{Function, Module};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -149,7 +149,7 @@ fn place_counters(
         return Err(InstrumentError::AlreadyInstrumented);
     }
     let calls = module.comeback_analysis(opts.assume_calls_return);
-    let mut planned: Vec<(Value<'_>, FunctionProbes, Vec<CounterSite>)> = Vec::new();
+    let mut planned: Vec<(Function<'_>, FunctionProbes, Vec<CounterSite>)> = Vec::new();
     let mut skipped = Vec::new();
     let mut opcodes: Vec<String> = Vec::new();
     let mut opcode_index: HashMap<&'static str, u32> = HashMap::new();
@@ -327,8 +327,8 @@ fn work_increments(f: &FunctionProbes, opcodes: &[String], costs: &CostTable) ->
     }
 }
 
-fn skip_reason(f: Value<'_>) -> Option<&'static str> {
-    if f.linkage() == fmerge_llvm::value::Linkage::LLVMAvailableExternallyLinkage {
+fn skip_reason(f: Function<'_>) -> Option<&'static str> {
+    if f.linkage() == fmerge_llvm::Linkage::AvailableExternally {
         return Some("available_externally: its code is not emitted here");
     }
     if f.has_fn_attr("naked") {

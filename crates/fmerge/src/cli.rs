@@ -143,7 +143,7 @@ interval, and which build is faster once the interval excludes 1.")]
     Compare(ProfileCompareArgs),
     /// Fit the work metric's cost table to timed runs.
     #[command(long_about = "Reads training runs (JSON lines: {\"label\", \"executed\": \
-{class: instructions executed}, \"seconds\"}, as bench/profiling/costmodel.py writes them from \
+{class: instructions executed}, \"seconds\"}, as bench/fmbench profiling costmodel writes them from \
 counters profiles and timings of unoptimized builds) and fits the cost of each instruction \
 class by non-negative least squares with an intercept on relative errors, optionally pulled \
 towards the mean cost (--ridge). Writes the cost table for \

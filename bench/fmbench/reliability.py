@@ -1,26 +1,25 @@
-#!/usr/bin/env python3
-"""Differential execution of the benchmark corpus: every program, built with and without fmerge.
+"""`fmbench reliability`: differential execution of the corpus, built with and without fmerge.
 
-For every corpus program (already built by `bench/corpus/corpus.py build`) and every merge
-mode, this runs `fmerge opt` on the whole-program module, checks the result with
-`opt-22 -passes=verify`, links it with the corpus' reference recipe and runs the program's
-smoke workload (`corpus.py smoke PROG --bc OUT.bc`), which compares stdout, stderr and the
-exit status of every case byte for byte with the reference build.  With `--twice`, fmerge runs
-a second time and its output and report must be byte-identical to the first run's
-(determinism).
+For every corpus program (already built by `fmbench corpus build`) and every merge mode, this
+runs `fmerge opt` on the whole-program module, checks the result with `opt-22 -passes=verify`,
+links it with the corpus' reference recipe and runs the program's smoke workload (`fmbench
+corpus smoke PROG --bc OUT.bc`), which compares stdout, stderr and the exit status of every
+case byte for byte with the reference build.  With `--twice`, fmerge runs a second time and
+its output and report must be byte-identical to the first run's (determinism).
 
-Modes (`--modes`, default all that apply):
+Modes (`--modes`, default all that apply; modes.py):
 
   identical      --merge identical
   constants      --merge identical,constants
-  all            (fmerge's default: identical, constants, similar; hybrid profit)
+  default        (fmerge's default: identical, constants, similar; hybrid profit; the old
+                 name `all` still works)
   exact          --profit exact
   whole-program  --whole-program (Rust programs only: fd, tokei, whose only external symbols
                  are `main` and `rust_eh_personality`)
   outline        --emit obj --outline: fmerge's own object file, merged then outlined by LLVM's
                  machine outliner (AArch64: with frame helpers, fmerge's default), linked with
-                 the reference recipe's link step (`corpus.py smoke --obj`). The module was
-                 verified inside fmerge before code generation; bench/outline/verify.py runs
+                 the reference recipe's link step (`fmbench corpus smoke --obj`). The module was
+                 verified inside fmerge before code generation; `fmbench outline verify` runs
                  LLVM's machine verifier over outlined code.
   instrument     not a merge: `fmerge instrument` (optimal counters, promoted), the smoke
                  workload with every run appending its record, then `fmerge profile merge`:
@@ -32,90 +31,57 @@ Modes (`--modes`, default all that apply):
 
 Examples:
 
-  python3 bench/reliability.py                          # x86-64, all programs and modes
-  python3 bench/reliability.py lua sqlite --modes all,exact --twice
-  python3 bench/reliability.py --target aarch64 --modes all   # AArch64 under qemu-user
-  python3 bench/reliability.py --json build/reliability/x86_64.json
-  python3 bench/reliability.py table build/reliability/x86_64.json   # a Markdown table
+  fmbench reliability                          # x86-64, all programs and modes
+  fmbench reliability lua sqlite --modes default,exact --twice
+  fmbench reliability --target aarch64 --modes default   # AArch64 under qemu-user
+  fmbench reliability --json build/reliability/x86_64.json
+  fmbench reliability table build/reliability/x86_64.json   # a Markdown table
 
 Exit status 0 when every run merged, verified and passed its smoke workload (and was
 deterministic with --twice, memcheck-clean with --valgrind, and, with --measure, not larger
-than its input in .text), 1 otherwise.  Python 3.11 standard library only.  This is a
-soak, not part of `make test`: it needs the corpus (about 20 minutes to build) and takes
-tens of minutes.
+than its input in .text), 1 otherwise.  This is a soak, not part of `make test`: it needs the
+corpus (about 20 minutes to build) and takes tens of minutes.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import os
-import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "bench" / "corpus" / "corpus.py"
-PROGRAMS = ["bzip2", "lua", "xz", "zstd", "sqlite", "quickjs", "leveldb", "fd", "tokei"]
-RUST = {"fd", "tokei"}
-MODES = {
-    "identical": ["--merge", "identical"],
-    "constants": ["--merge", "identical,constants"],
-    "all": [],
-    "exact": ["--profit", "exact"],
-    "whole-program": ["--whole-program"],
-    "outline": ["--emit", "obj", "--outline"],
-    "instrument": [],
-    "instrument-signal": [],
-}
-# Modes whose output is an object file, not a module.
-OBJECT_MODES = {"outline"}
-# Modes that instrument instead of merging: `fmerge instrument` options.
-INSTRUMENT_MODES = {"instrument": [], "instrument-signal": ["--write-on-signal"]}
+from . import common, programs
+from .common import OPT, REPO
+from .modes import MODES
+from .modes import parse as parse_modes
+
+# The modes this study runs, in order (modes.py has their arguments).
+RUN_MODES = ["identical", "constants", "default", "exact", "whole-program", "outline", "instrument",
+             "instrument-signal"]
 # Programs running threads (xz compresses with several since 5.6): instrumented with
 # --atomic, since non-atomic counters would lose updates.
 THREADED = {"xz", "leveldb", "fd", "tokei"}
-# Memcheck, run on every smoke case through corpus.py's FMERGE_SMOKE_WRAPPER: a report (stderr)
-# or its exit status makes the case differ from the reference output.
-VALGRIND = "valgrind -q --error-exitcode=99 --leak-check=no"
-SMOKE_LINE = re.compile(r"^(\S+): (\d+) passed, (\d+) failed$", re.M)
 
 
-def default_fmerge() -> str:
-    if os.environ.get("FMERGE"):
-        return os.environ["FMERGE"]
-    for d in [os.environ.get("CARGO_TARGET_DIR"), str(ROOT / "target"), "/work/target-rel"]:
-        if d and Path(d, "release", "fmerge").exists():
-            return str(Path(d, "release", "fmerge"))
-    return "fmerge"
+def run(cmd: list, timeout: float) -> tuple:
+    """(exit status, stdout, stderr, seconds); a timeout is exit status -999."""
+    r = common.run(cmd, timeout=timeout, check=False)
+    return (-999 if r.returncode is None else r.returncode), r.stdout, r.stderr, r.seconds
 
 
 def sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()[:16]
 
 
-def run(cmd: list[str], timeout: float, env: dict | None = None) -> tuple[int, str, str, float]:
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env=None if env is None else {**os.environ, **env})
-        return p.returncode, p.stdout, p.stderr, time.time() - t0
-    except subprocess.TimeoutExpired:
-        return -999, "", f"timeout after {timeout} s", time.time() - t0
-
-
 def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
     src = corpus_dir / prog / f"{prog}.bc"
-    obj = mode in OBJECT_MODES
+    obj = MODES[mode].emits_object
     out = work / f"{prog}.{mode}.{'o' if obj else 'bc'}"
     rep = work / f"{prog}.{mode}.json"
     res: dict = {"program": prog, "mode": mode, "target": args.target}
-    if mode in INSTRUMENT_MODES:
+    if MODES[mode].command == "instrument":
         return instrumented(args, prog, mode, src, out, res)
-    cmd = [args.fmerge, "opt", str(src), "-o", str(out), "--report", str(rep), "-q"] + MODES[mode]
+    cmd = [args.fmerge, "opt", str(src), "-o", str(out), "--report", str(rep), "-q", *MODES[mode].args]
     cmd.append("--measure" if args.measure else "--no-measure")
     code, _, err, dt = run(cmd, args.timeout)
     res.update(fmerge_exit=code, fmerge_seconds=round(dt, 1))
@@ -155,7 +121,7 @@ def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
         # nothing, and the exit status above says so).
         code, err = 0, ""
     else:
-        code, _, err, _ = run(["opt-22", "-passes=verify", "-disable-output", str(out)], args.timeout)
+        code, _, err, _ = run([OPT, "-passes=verify", "-disable-output", str(out)], args.timeout)
     res["verifies"] = code == 0
     if code != 0:
         problems.append(f"verifier: {err.strip()[-2000:]}")
@@ -170,8 +136,9 @@ def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
             if res["valgrind"] == "FAIL":
                 problems.append("under valgrind: as the same module in an earlier mode")
         elif args.valgrind:
-            code, _, err, dt = valgrind_smoke(args, prog, which)
-            failed = failing_cases(prog, err)
+            s = common.smoke(prog, which, args.target, args.corpus_dir, timeout=args.timeout, valgrind=True)
+            code, err, dt = s.result.returncode, s.result.stderr, s.result.seconds
+            failed = s.failing_cases(prog)
             # Cases that fail under valgrind for the unmerged build too (a program that
             # behaves differently under the emulation, not a memory error of fmerge's).
             same = failed - args.valgrind_baseline.get(prog, set())
@@ -193,7 +160,7 @@ def one(args, prog: str, mode: str, corpus_dir: Path, work: Path) -> dict:
 def instrumented(args, prog: str, mode: str, src: Path, out: Path, res: dict) -> dict:
     """An instrument mode: instrument, verify, run the smoke workload (same outputs as the
     reference), merge the records and check that every function's counts fit."""
-    cmd = [args.fmerge, "instrument", str(src), "-o", str(out), "-q"] + INSTRUMENT_MODES[mode]
+    cmd = [args.fmerge, "instrument", str(src), "-o", str(out), "-q", *MODES[mode].args]
     if prog in THREADED:
         cmd.append("--atomic")
     code, _, err, dt = run(cmd, args.timeout)
@@ -202,7 +169,7 @@ def instrumented(args, prog: str, mode: str, src: Path, out: Path, res: dict) ->
     if code != 0:
         problems.append(f"fmerge instrument exit {code}: {err.strip()[-2000:]}")
     else:
-        code, _, err, _ = run(["opt-22", "-passes=verify", "-disable-output", str(out)], args.timeout)
+        code, _, err, _ = run([OPT, "-passes=verify", "-disable-output", str(out)], args.timeout)
         res["verifies"] = code == 0
         if code != 0:
             problems.append(f"verifier: {err.strip()[-2000:]}")
@@ -214,9 +181,10 @@ def instrumented(args, prog: str, mode: str, src: Path, out: Path, res: dict) ->
             problems.append(f"smoke exit {code}: {err.strip()[-3000:]}")
         elif args.valgrind:
             # Under memcheck, its records going elsewhere (valgrind changes nothing they count).
-            code, _, err, dt = valgrind_smoke(args, prog, ["--bc", str(out)], env={
-                "FMERGE_PROFILE_FILE": str(raw.with_suffix(".vg.profraw").resolve())})
-            failed = failing_cases(prog, err) - args.valgrind_baseline.get(prog, set())
+            s = common.smoke(prog, ["--bc", str(out)], args.target, args.corpus_dir, timeout=args.timeout,
+                             valgrind=True, env={"FMERGE_PROFILE_FILE": str(raw.with_suffix(".vg.profraw").resolve())})
+            code, err, dt = s.result.returncode, s.result.stderr, s.result.seconds
+            failed = s.failing_cases(prog) - args.valgrind_baseline.get(prog, set())
             res.update(valgrind="clean" if code == 0 else "FAIL" if failed else "as unmerged",
                        valgrind_seconds=round(dt, 1))
             if code != 0 and failed:
@@ -239,28 +207,15 @@ def instrumented(args, prog: str, mode: str, src: Path, out: Path, res: dict) ->
     return res
 
 
-def failing_cases(prog: str, smoke_stderr: str) -> set[str]:
-    """Names of the smoke cases that failed, from corpus.py's stderr."""
-    return set(re.findall(rf"^{re.escape(prog)}\s+(\S+)\s+[\d.]+s FAIL", smoke_stderr, re.M))
-
-
 def smoke_run(args, prog: str, which: list[str], res: dict, env: dict | None = None) -> tuple[int, str]:
     """The smoke workload of `prog` (`which`: `--bc M` or `--obj O`), with `env` added; its exit
     status, time and cases passed and failed go into `res`. Returns (exit status, stderr)."""
-    code, _, err, dt = run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog, *which],
-                           args.timeout, env=env)
-    m = SMOKE_LINE.findall(err)
-    res.update(smoke_exit=code, smoke_seconds=round(dt, 1))
-    if m:
-        res.update(smoke_passed=int(m[-1][1]), smoke_failed=int(m[-1][2]))
-    return code, err
-
-
-def valgrind_smoke(args, prog: str, which: list[str], env: dict | None = None) -> tuple[int, str, str, float]:
-    """The smoke workload of `prog` (`which`: `--bc M`, or nothing for the reference build)
-    with every run under memcheck (and `env` added)."""
-    return run([sys.executable, str(CORPUS), "--target", args.target, "smoke", prog, *which],
-               args.timeout, env={"FMERGE_SMOKE_WRAPPER": VALGRIND, **(env or {})})
+    s = common.smoke(prog, which, args.target, args.corpus_dir, env=env, timeout=args.timeout)
+    code = -999 if s.result.returncode is None else s.result.returncode
+    res.update(smoke_exit=code, smoke_seconds=round(s.result.seconds, 1))
+    if s.passed is not None:
+        res.update(smoke_passed=s.passed, smoke_failed=s.failed)
+    return code, s.result.stderr
 
 
 def table(results: list[dict]) -> str:
@@ -279,18 +234,16 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def main(argv: list[str]) -> int:
     if argv[:1] == ["table"]:
         for f in argv[1:]:
             print(table(json.loads(Path(f).read_text())["results"]))
         return 0
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("programs", nargs="*", default=PROGRAMS)
-    ap.add_argument("--modes", default=",".join(MODES), help="comma-separated (default: %(default)s)")
+    ap = common.parser("reliability", __doc__, fmerge=True)
+    ap.add_argument("programs", nargs="*", default=programs.names())
+    ap.add_argument("--modes", default=",".join(RUN_MODES), help="comma-separated (default: %(default)s)")
     ap.add_argument("--target", choices=["x86_64", "aarch64"], default="x86_64")
     ap.add_argument("--corpus", help="corpus output dir (default: build/corpus or build/corpus-aarch64)")
-    ap.add_argument("--fmerge", default=default_fmerge())
     ap.add_argument("--work", help="where merged modules and reports go (default: build/reliability/TARGET)")
     ap.add_argument("--twice", action="store_true", help="run fmerge twice, compare output and report bytes")
     ap.add_argument("--measure", action="store_true", help="let fmerge measure .text (default: --no-measure)")
@@ -303,23 +256,21 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.valgrind_baseline = {}
     args.valgrind_seen = {}
-    corpus_dir = Path(args.corpus or ROOT / "build" / ("corpus" if args.target == "x86_64" else "corpus-aarch64"))
-    work = Path(args.work or ROOT / "build" / "reliability" / args.target)
+    corpus_dir = args.corpus_dir = Path(args.corpus or common.corpus_out(args.target)).resolve()
+    work = Path(args.work or REPO / "build" / "reliability" / args.target)
     work.mkdir(parents=True, exist_ok=True)
-    modes = [m for m in args.modes.split(",") if m]
-    for m in modes:
-        if m not in MODES:
-            ap.error(f"unknown mode {m}")
+    modes = parse_modes(args.modes, RUN_MODES)
     results = []
     t0 = time.time()
     for prog in args.programs:
         if not (corpus_dir / prog / f"{prog}.bc").exists():
-            print(f"{prog}: not built in {corpus_dir}, skipped", file=sys.stderr)
+            common.log(f"{prog}: not built in {corpus_dir}, skipped")
             continue
         if args.valgrind:
             # The unmerged build under memcheck: an error here is not fmerge's.
-            code, _, err, dt = valgrind_smoke(args, prog, [])
-            args.valgrind_baseline[prog] = failing_cases(prog, err)
+            s = common.smoke(prog, [], args.target, corpus_dir, timeout=args.timeout, valgrind=True)
+            code, err, dt = s.result.returncode, s.result.stderr, s.result.seconds
+            args.valgrind_baseline[prog] = s.failing_cases(prog)
             # Not a failure of fmerge's: merged builds are compared with it.
             r = {"program": prog, "mode": "unmerged-valgrind", "target": args.target, "ok": True,
                  "valgrind": "clean" if code == 0 else "FAIL", "valgrind_seconds": round(dt, 1),
@@ -331,13 +282,13 @@ def main(argv=None) -> int:
                   f"{'; failing cases ' + ', '.join(r['valgrind_failing_cases']) if r['valgrind_failing_cases'] else ''}",
                   flush=True)
         for mode in modes:
-            if mode == "whole-program" and prog not in RUST:
+            if MODES[mode].rust_only and prog not in programs.RUST:
                 continue
             r = one(args, prog, mode, corpus_dir, work)
             results.append(r)
             smoke = f"{r.get('smoke_passed', '?')}/{r.get('smoke_passed', 0) + r.get('smoke_failed', 0)}"
             what = (f"records {r.get('runs', '-')} ({r.get('signal_runs', '-')} by a signal), "
-                    f"{r.get('inconsistent', '-')} inconsistent" if mode in INSTRUMENT_MODES else
+                    f"{r.get('inconsistent', '-')} inconsistent" if MODES[mode].command == "instrument" else
                     f"merged {r.get('functions_merged', '-'):>5} fns in {r.get('merges', '-'):>4} merges")
             print(f"{prog:8} {mode:14} {what}, fmerge {r['fmerge_seconds']:7.1f}s, "
                   f"verify {'ok' if r.get('verifies') else 'FAIL'}, smoke {smoke}"
@@ -354,7 +305,3 @@ def main(argv=None) -> int:
     print(f"{len(results)} runs, {cases} smoke cases, {len(bad)} failed runs, "
           f"{round(time.time() - t0)} s", flush=True)
     return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

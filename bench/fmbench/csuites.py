@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
-"""C and C++ test suites we did not write, run under fmerge: libraries' own test programs.
+"""`fmbench csuites`: C and C++ test suites we did not write, run under fmerge.
 
-The Rust side is testsuites.py; this is the same check for C and C++ code. Every suite is a
+The Rust side is `fmbench testsuites` (rsuites.py); this is the same check for C and C++ code. Every suite is a
 library's published source with the test programs its authors ship:
 
     oniguruma 6.9 (C)   the regex library's API tests (UTF-8, syntax, options, EUC-JP, POSIX,
@@ -26,9 +25,9 @@ No mode's .text may be larger than the unmerged build's. Every distinct merged b
 runs under valgrind memcheck: a memory error counts unless the unmerged binary has the same
 one.
 
-    python3 bench/testsuites/csuites.py                         # everything (make reliability)
-    python3 bench/testsuites/csuites.py oniguruma --modes default
-    python3 bench/testsuites/csuites.py table build/testsuites/c-results.json
+    fmbench csuites                         # everything (make reliability)
+    fmbench csuites oniguruma --modes default
+    fmbench csuites table build/testsuites/c-results.json
 
 Work files go to build/testsuites/c/ (FMERGE_TESTSUITES_WORK moves build/testsuites). Exit
 status 0 when every program behaved like its unmerged build in every mode, 1 otherwise.
@@ -38,7 +37,6 @@ googletest Debian's `googletest` package (`apt-get install googletest`).
 
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import re
@@ -49,8 +47,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import testsuites as ts  # noqa: E402  (fetching crates, fmerge modes, .text, the table's style)
+from . import common
+from . import rsuites as ts  # fetching crates, running fmerge, .text, the table's style
+from .common import CLANG, CLANGXX, LLVM_LINK
+from .modes import parse as parse_modes
 
 WORK = ts.WORK / "c"
 CFLAGS = ["-Os", "-g0", "-w"]
@@ -230,7 +230,7 @@ def compile_bc(s: CSuite, root: Path, src: Path, bcdir: Path) -> Path:
     out = bcdir / (src.relative_to(root).as_posix().replace("/", "__") + ".bc")
     if not out.exists():
         cxx = src.suffix in (".cc", ".cpp")
-        cc = "clang++-22" if cxx else "clang-22"
+        cc = CLANGXX if cxx else CLANG
         lang = [] if cxx else ["-x", "c"]
         flags = [f for f in s.flags if not (f.startswith("-std=c++") and not cxx)]
         if cxx:
@@ -301,10 +301,10 @@ def run_program(s: CSuite, root: Path, version: str, p: Program, modes: list[str
     bcdir.mkdir(parents=True, exist_ok=True)
     units = [compile_bc(s, root, f, bcdir) for f in expand(root, s.lib + p.sources, s.exclude)]
     module = d / "module.bc"
-    ts.sh(["llvm-link-22", *map(str, units), "-o", str(module)])
+    ts.sh([LLVM_LINK, *map(str, units), "-o", str(module)])
     res["build_secs"] = round(time.time() - t0, 1)
     res["module_bytes"] = module.stat().st_size
-    linker = "clang++-22" if p.cxx or s.lang == "C++" else "clang-22"
+    linker = CLANGXX if p.cxx or s.lang == "C++" else CLANG
 
     def exe_of(bc: Path, name: str) -> Path:
         ts.codegen(bc, d / f"{name}.o")
@@ -320,26 +320,15 @@ def run_program(s: CSuite, root: Path, version: str, p: Program, modes: list[str
     log(f"  {s.name}/{p.name}: {res['baseline']['passed']} passed, "
         f"{res['baseline']['failed']} failed (status {base['status']}, {base['secs']} s)")
     for mode in modes:
-        m: dict = {}
-        out, rep = d / f"{mode}.bc", d / f"{mode}.json"
-        t1 = time.time()
-        r = ts.sh([fmerge, "opt", str(module), "-o", str(out), "--report", str(rep),
-                   *ts.MODES[mode]], check=False)
-        m["fmerge_secs"] = round(time.time() - t1, 1)
-        if r.returncode != 0:
-            m["error"] = f"fmerge exited {r.returncode}: {r.stderr[-1500:]}"
-            m["differences"] = ["fmerge failed"]
-            res["modes"][mode] = m
-            log(f"  {mode}: FMERGE FAILED {r.stderr[-300:]}")
+        m, report = ts.merge(fmerge, module, d, mode)
+        res["modes"][mode] = m
+        if report is None:
             continue
-        report = json.loads(rep.read_text())
-        m["merges"] = len(report.get("merges", []))
-        got = run(exe_of(out, mode), root, p.args)
+        got = run(exe_of(d / f"{mode}.bc", mode), root, p.args)
         m["text_after"] = ts.text_bytes(d / f"{mode}.o")
         go = outcomes(s.parser, p.name, got)
         m.update({"status": got["status"], **count(go), "secs": got["secs"]})
         m["differences"] = differences(s.parser, base, got, bo, go)
-        res["modes"][mode] = m
         log(f"  {mode}: {m['merges']} merges, .text {res['text_before']} -> {m['text_after']}, "
             f"{m['passed']} passed, {len(m['differences'])} differences ({m['fmerge_secs']} s)")
     if valgrind:
@@ -363,22 +352,18 @@ def run_program(s: CSuite, root: Path, version: str, p: Program, modes: list[str
     return res
 
 
-def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "table":
-        data = ts.combine(sys.argv[2:])
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["table"]:
+        data = ts.combine(argv[1:])
         print(ts.table(data["results"], data["modes"]).replace("| crate |", "| suite |", 1))
         return 0
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = common.parser("csuites", __doc__.split("\n")[0], fmerge=True)
     ap.add_argument("suites", nargs="*", help="only these suites (default: all)")
-    ap.add_argument("--modes", default=",".join(ts.MODES))
-    ap.add_argument("--fmerge", default=ts.default_fmerge())
+    ap.add_argument("--modes", default=",".join(ts.RUN_MODES))
     ap.add_argument("--no-valgrind", action="store_true")
     ap.add_argument("--json", default=str(WORK / "results.json"))
-    a = ap.parse_args()
-    modes = [m for m in a.modes.split(",") if m]
-    for m in modes:
-        if m not in ts.MODES:
-            ap.error(f"unknown mode {m} (modes: {', '.join(ts.MODES)})")
+    a = ap.parse_args(argv)
+    modes = parse_modes(a.modes, ts.RUN_MODES)
     known = {s.name for s in SUITES}
     for n in a.suites:
         if n not in known:
@@ -409,19 +394,4 @@ def main() -> int:
             out.write_text(json.dumps({"modes": modes, "fmerge": a.fmerge,
                                        "secs": round(time.time() - t0), "results": results},
                                       indent=1))
-    bad = [r for r in results if not ts.ok(r)]
-    print(ts.table(results, modes).replace("| crate |", "| suite |", 1))
-    print(f"\n{len(results)} programs, {len(bad)} with differences, errors or memory errors; "
-          f"{round(time.time() - t0)} s; results in {out}")
-    for r in bad:
-        print(f"  {r['crate']}/{r['target']}: {r.get('error', '')[-400:]}")
-        for m, x in r["modes"].items():
-            for dd in x.get("differences", [])[:10]:
-                print(f"    {m}: {dd}")
-        if r.get("valgrind", {}).get("result") == "ERRORS":
-            print(f"    valgrind: {r['valgrind'].get('stderr_tail', '')[-600:]}")
-    return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return ts.report(results, modes, "programs", out, t0, first="suite")

@@ -1,10 +1,9 @@
-#!/usr/bin/env python3
-"""Runtime cost of function merging (issue 15): instructions and wall time of
+"""`fmbench speed`: the runtime cost of function merging, instructions and wall time of
 corpus programs built with and without fmerge, with and without a PGO profile.
 
 Method
 ======
-For each program P of the corpus (build/corpus/P, made by bench/corpus/corpus.py):
+For each program P of the corpus (build/corpus/P, made by `fmbench corpus build`):
 
 Modules.  Every module is made from per-TU bitcode with the exact compile
 commands of build/corpus/P/bc-commands.txt (clang-22 -Os ... -emit-llvm -c),
@@ -61,16 +60,13 @@ Measurements, all on the TIMING workload (different input from the training one)
     report's merges, to name the merges that cost the most instructions.
 
 Usage:
-  python3 bench/speed/speed.py [PROG ...] [--rounds 11] [--json out.json]
-                               [--md out.md] [--annotate] [--jobs 2]
+  fmbench speed [PROG ...] [--rounds 11] [--json out.json] [--md out.md] [--annotate] [--jobs 2]
 Programs: lua zstd bzip2 sqlite xz quickjs (default: all of them).
-Work directory: build/speed/ (override with --out).  fmerge: build/speed/fmerge
-(copy target/release/fmerge there first, or pass --fmerge).
+Work directory: build/speed/ (override with --out).  fmerge: build/speed/fmerge if it is there
+(a snapshot: copy target/release/fmerge there first), else --fmerge, else $FMERGE.
 Every command run is printed (and logged to OUT/commands.log).
 """
 
-import argparse
-import concurrent.futures as cf
 import hashlib
 import json
 import os
@@ -85,27 +81,16 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "build" / "corpus"
-WL = Path(__file__).resolve().parent / "workloads"
-CLANG, LINK, PROFDATA, LLC, SIZE = "clang-22", "llvm-link-22", "llvm-profdata-22", "llc-22", "llvm-size-22"
-LOG = None
+from . import common
+from .common import CLANG, LLC, PROFDATA, REPO as ROOT, WORKLOADS as WL, boot_median_ci, log, pmap, rotated_rounds
+from .common import LLVM_LINK as LINK
 
-
-def log(msg):
-    print(msg, flush=True)
-    if LOG:
-        LOG.write(msg + "\n")
-        LOG.flush()
+CORPUS = common.corpus_out()
 
 
 def run(cmd, quiet=False, **kw):
-    if not quiet:
-        log("$ " + " ".join(shlex.quote(str(c)) for c in cmd))
-    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    if r.returncode != 0:
-        raise RuntimeError("command failed (%d): %s\n%s" % (r.returncode, " ".join(map(str, cmd)), r.stderr[-3000:]))
-    return r
+    """A build command, logged (printed and kept in OUT/commands.log) unless `quiet`."""
+    return common.run(cmd, echo=not quiet, **kw)
 
 
 # --------------------------------------------------------------------------- data
@@ -132,7 +117,7 @@ def gen_text(seed, nbytes):
 def gen_binary(seed, nbytes):
     import struct
     rng = random.Random(seed)
-    out, n, ctr = bytearray(), 0, 0
+    out, ctr = bytearray(), 0
     while len(out) < nbytes:
         ctr += rng.randint(1, 9)
         out += struct.pack("<IHhdB", ctr, rng.randint(0, 300), rng.randint(-50, 50), ctr / 3.0, rng.getrandbits(8) if rng.random() < 0.3 else 0)
@@ -161,6 +146,12 @@ def compressor_steps(args_list, data):
         steps.append((["{exe}", *c_args], data, "{s}/c%d" % i))
         steps.append((["{exe}", *d_args], "{s}/c%d" % i, "{s}/d%d" % i))
     return steps
+
+
+def workload_programs():
+    """The programs with a training and a timing workload, in corpus order."""
+    from . import programs as registry
+    return [p for p in registry.names() if p in programs(Path("/nonexistent"))]
 
 
 def programs(data_dir):
@@ -219,15 +210,6 @@ def expand(s, exe, scratch):
     return s.replace("{exe}", str(exe)).replace("{w}", str(WL)).replace("{s}", str(scratch))
 
 
-def rotated_rounds(names, rounds):
-    """Every name once per round, the order rotated by one each round, so that a drift in the
-    machine's load spreads over all the builds."""
-    names = list(names)
-    for r in range(rounds):
-        k = r % len(names)
-        yield from names[k:] + names[:k]
-
-
 def run_workload(steps, exe, scratch, wrapper=None, capture_stderr=False):
     """Run the steps; return (per-step (exit, sha256 of stdout), stderrs, wall, cpu)."""
     scratch.mkdir(parents=True, exist_ok=True)
@@ -268,11 +250,6 @@ def callgrind(steps, exe, scratch, outfile=None):
     return total
 
 
-def text_bytes(exe):
-    out = run([SIZE, "-A", exe], quiet=True).stdout
-    return sum(int(l.split()[1]) for l in out.splitlines() if l.startswith(".text"))
-
-
 # --------------------------------------------------------------------------- building
 
 def parse_commands(prog):
@@ -296,11 +273,6 @@ def rewrite(argv, out, drop_emit=False, extra=()):
     if drop_emit:
         argv.remove("-emit-llvm")
     return argv[:1] + list(extra) + argv[1:]
-
-
-def pmap(jobs, fn, items):
-    with cf.ThreadPoolExecutor(jobs) as ex:
-        return list(ex.map(fn, items))
 
 
 def build_program(prog, wd, fmerge, builds, jobs, train_steps):
@@ -378,16 +350,6 @@ def build_program(prog, wd, fmerge, builds, jobs, train_steps):
     return exes, info
 
 
-# --------------------------------------------------------------------------- statistics
-
-def boot_median_ci(xs, n=2000, seed=1):
-    if len(xs) < 2:
-        return (xs[0], xs[0]) if xs else (None, None)
-    rng = random.Random(seed)
-    meds = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(n))
-    return meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
-
-
 def report_summary(wd, name):
     p = wd / (name + ".report.json")
     if not p.exists():
@@ -451,12 +413,11 @@ def annotate(prog, wd, exes, steps, pairs, jobs, top=12):
 
 # --------------------------------------------------------------------------- main
 
-def main():
-    global LOG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("programs", nargs="*", default=["lua", "zstd", "bzip2", "sqlite", "xz", "quickjs"])
+def main(argv):
+    ap = common.parser("speed", __doc__.split("\n")[0])
+    ap.add_argument("programs", nargs="*", default=workload_programs())
     ap.add_argument("--out", default=str(ROOT / "build" / "speed"))
-    ap.add_argument("--fmerge", default=None, help="fmerge binary (default OUT/fmerge)")
+    ap.add_argument("--fmerge", default=None, help="fmerge binary (default OUT/fmerge if there, else $FMERGE)")
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--percentiles", default="", help="extra --hot-percentile builds, comma-separated")
     ap.add_argument("--budgets", default="0.1,1,2", help="extra --max-slowdown builds ('' for none)")
@@ -472,13 +433,12 @@ def main():
                          "(programs that seed hashes from time/addresses, like Lua, are not exactly repeatable)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--md", default=None)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    LOG = open(out / "commands.log", "a")
+    out = common.work_dir(args.out, "speed")
     log("# %s  %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), " ".join(map(shlex.quote, sys.argv))))
-    fmerge = Path(args.fmerge or out / "fmerge").resolve()
+    snapshot = out / "fmerge"
+    fmerge = Path(args.fmerge or (snapshot if snapshot.exists() else common.fmerge_bin())).resolve()
     builds = (BUILDS + budget_builds([b for b in args.budgets.split(",") if b])
               + per_kb_builds([k for k in args.per_kb.split(",") if k])
               + percentile_builds([p for p in args.percentiles.split(",") if p]))
@@ -514,7 +474,7 @@ def main():
             if not ok:
                 log("!!!!!!!! OUTPUT DIFFERS: %s %s: %s vs base %s\n%s" % (prog, name, res, ref_out, "".join(errs)[-2000:]))
             fs = wd / (name + ".fmerge-seconds")
-            pr["builds"][name] = dict(module=mod, fmerge_args=fargs, reference=ref, text=text_bytes(exes[name]),
+            pr["builds"][name] = dict(module=mod, fmerge_args=fargs, reference=ref, text=common.text_bytes(exes[name]),
                                       output_ok=ok, outputs=res, report=report_summary(wd, name),
                                       fmerge_seconds=float(fs.read_text()) if fs.exists() else None)
         # instructions
@@ -612,7 +572,7 @@ def render_program(prog, pr):
 
 
 def render_all(res):
-    out = ["# fmerge runtime cost (bench/speed/speed.py)\n",
+    out = ["# fmerge runtime cost (fmbench speed)\n",
            "machine: %s, %d CPUs, load average at start %s (shared box: wall times are noisy; instructions are exact)\n" % (
                res["machine"]["uname"], res["machine"]["nproc"], "/".join("%.1f" % x for x in res["machine"]["loadavg"])),
            "rounds: %d; total run time %s s\n" % (res["rounds"], res.get("seconds", "?"))]
@@ -652,6 +612,3 @@ def render_all(res):
                        "%s (%s)" % (pct(worst_w[0]), worst_w[1]) if worst_w else ""))
     return "\n".join(out)
 
-
-if __name__ == "__main__":
-    main()

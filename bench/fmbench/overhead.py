@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Instrumentation overhead and exactness of `fmerge instrument` (issue 16, seed 001),
+"""`fmbench profiling overhead`: instrumentation overhead and exactness of `fmerge instrument`,
 next to clang's two PGO instrumentations, on the corpus programs with real workloads.
 
 Builds (all from the corpus' per-TU compile commands, build/corpus/P/bc-commands.txt, -Os):
@@ -12,7 +11,7 @@ Builds (all from the corpus' per-TU compile commands, build/corpus/P/bc-commands
     optimal-acr   fmerge instrument --assume-calls-return
     optimal-np    fmerge instrument --no-promote      (every counter update in memory: no
                                                        counter kept in a register through a loop)
-    work          fmerge instrument --mode work       (the work metric, seed 001)
+    work          fmerge instrument --mode work       (the work metric)
     work-np       fmerge instrument --mode work --no-promote
     work-region   ... --relax region:5                (at most 5% of any pass through a region)
     work-whole    ... --relax whole:5 --profile T     (at most 5% of the training runs' work:
@@ -27,7 +26,7 @@ Builds (all from the corpus' per-TU compile commands, build/corpus/P/bc-commands
                   pre-inliner IR PGO runs before instrumenting, which also changes the code
                   that is optimized: what the counters alone cost)
 
-Measurements, on the speed benchmark's TIMING workload of each program (bench/speed/speed.py):
+Measurements, on the speed benchmark's TIMING workload of each program (`fmbench speed`):
   * wall time: R rounds, every build once per round in a rotated order; overhead = median of
     the per-round ratios build/reference - 1, with a 95% bootstrap CI of the median;
   * with --layouts K: every timed build is also linked K times with its functions in a random
@@ -47,23 +46,20 @@ Measurements, on the speed benchmark's TIMING workload of each program (bench/sp
     every block; `fmerge profile merge` checks, function by function, that the rebuilt block
     counts equal the counted ones in the same run (programs like Lua seed hashes from time
     and addresses, so two builds' runs differ and cannot be compared with each other).
-Usage: python3 bench/profiling/overhead.py [PROG ...] [--rounds 5] [--md OUT.md] [--json OUT.json]
+Usage: fmbench profiling overhead [PROG ...] [--rounds 5] [--md OUT.md] [--json OUT.json]
        [--builds base,optimal,...] (a subset; references are added) [--callgrind] [--layouts K]
-Programs: lua sqlite quickjs zstd bzip2 xz (default: all).  Work dir: build/profiling/.
+Programs: sqlite lua quickjs zstd bzip2 xz (default: all).  Work dir: build/profiling/.
 """
 
-import argparse
 import json
 import os
 import shutil
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "speed"))
-import speed  # noqa: E402  (workloads, building helpers, statistics)
-from speed import CLANG, LINK, ROOT, CORPUS, run, log, run_workload, pmap, boot_median_ci, parse_commands, rewrite  # noqa: E402
+from . import common, speed
+from .speed import CLANG, LINK, ROOT, CORPUS, run, log, run_workload, pmap, boot_median_ci, parse_commands, rewrite
 
 MODULE_BUILDS = [("base", None), ("blocks", ["--probes", "blocks"]), ("optimal", []),
                  ("optimal-acr", ["--assume-calls-return"]),
@@ -201,11 +197,10 @@ def increments_clang(rawdir, wd, tag):
     return total
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("programs", nargs="*", default=["lua", "sqlite", "quickjs", "zstd", "bzip2", "xz"])
+def main(argv):
+    ap = common.parser("profiling overhead", __doc__.split("\n")[0], fmerge=True)
+    ap.add_argument("programs", nargs="*", default=speed.workload_programs())
     ap.add_argument("--out", default=str(ROOT / "build" / "profiling"))
-    ap.add_argument("--fmerge", default=str(ROOT / "target" / "release" / "fmerge"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", default=None)
@@ -215,11 +210,9 @@ def main():
                     help="time every build in K shuffled function orders (see the header)")
     ap.add_argument("--callgrind", action="store_true",
                     help="also count the instructions of one timing run of every timed build (valgrind)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     only = args.builds.split(",") if args.builds else None
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    speed.LOG = open(out / "commands.log", "a")
+    out = common.work_dir(args.out, "profiling")
     fmerge = Path(args.fmerge).resolve()
     progs = speed.programs(out / "data")
     results = dict(machine=dict(nproc=os.cpu_count(), loadavg=os.getloadavg(), uname=" ".join(os.uname())),
@@ -336,7 +329,7 @@ def machine_line(res):
 
 
 def render(res):
-    lines = ["# Instrumentation overhead (bench/profiling/overhead.py)", "",
+    lines = ["# Instrumentation overhead (fmbench profiling overhead)", "",
              machine_line(res), "",
              "Wall-time overhead against the build's reference (module builds: the same module without "
              "counters; clang builds: the same per-TU build without instrumentation), median of per-round "
@@ -372,7 +365,7 @@ def render(res):
 def render_subset(res):
     """The builds a --builds run made: wall-time and (with --callgrind) instruction overhead,
     counter increments, exactness of the checking builds."""
-    lines = ["# Instrumentation overhead (bench/profiling/overhead.py --builds ...)", "",
+    lines = ["# Instrumentation overhead (fmbench profiling overhead --builds ...)", "",
              machine_line(res), "",
              "Per build: wall-time overhead against its reference (median of per-round ratios [95% CI]); "
              "instructions executed by one run under callgrind and their overhead against the reference; "
@@ -415,6 +408,3 @@ def render_subset(res):
                                                 " | ".join(str(b[c]["inconsistent"]) for c in checks)))
     return "\n".join(lines) + "\n"
 
-
-if __name__ == "__main__":
-    main()

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""How often does fmerge keep a merge that loses bytes when it does not measure?
+"""`fmbench estimate-check`: how often does fmerge keep a merge that loses bytes when it does not measure?
 
 With `--no-measure` nothing is compiled after the stages, so merges decided on an estimate
 (clear estimates, and close calls past the measuring budget) stand even when their generated
@@ -11,35 +10,23 @@ its functions are larger afterwards). It prints, per program and in total, the g
 decided them (`decided_on` in the report: `estimate`, `over-budget`, `measured`; merges of
 identical functions are not priced) and how many of each lost bytes, and how many.
 
-  python3 bench/estimate_check.py                      # the corpus programs, x86-64
-  python3 bench/estimate_check.py lua zstd --args --whole-program
-  python3 bench/estimate_check.py --module my.bc       # any module
-
-Python 3.11 standard library only.
+  fmbench estimate-check                      # the corpus programs, x86-64
+  fmbench estimate-check lua zstd --args --whole-program
+  fmbench estimate-check --module my.bc       # any module
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = ["bzip2", "lua", "xz", "zstd", "sqlite", "quickjs", "leveldb", "fd", "tokei"]
-
-
-def fmerge_bin() -> str:
-    return os.environ.get("FMERGE", str(ROOT / "target" / "release" / "fmerge"))
+from . import common, programs
 
 
 def sizes(fm: str, bc: Path) -> dict:
-    out = subprocess.run([fm, "size", str(bc), "--json", "--top", "0"], check=True,
-                         capture_output=True, text=True).stdout
-    return json.loads(out)
+    return json.loads(common.run([fm, "size", bc, "--json", "--top", "0"]).stdout)
 
 
 def groups(report: dict) -> list[dict]:
@@ -77,8 +64,7 @@ def basis_of(g: dict) -> str:
 
 def check(fm: str, name: str, bc: Path, extra: list[str], work: Path) -> dict:
     out, rep = work / f"{name}.bc", work / f"{name}.json"
-    subprocess.run([fm, "opt", str(bc), "-o", str(out), "--no-measure", "-q", "--report", str(rep), *extra],
-                   check=True)
+    common.run([fm, "opt", bc, "-o", out, "--no-measure", "-q", "--report", rep, *extra])
     report = json.loads(rep.read_text())
     before, after = sizes(fm, bc), sizes(fm, out)
     f0, f1 = before["functions"], after["functions"]
@@ -96,15 +82,15 @@ def check(fm: str, name: str, bc: Path, extra: list[str], work: Path) -> dict:
             "merges": len(report["merges"]), "by_basis": rows}
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("programs", nargs="*", default=PROGRAMS)
+def main(argv: list[str]) -> int:
+    ap = common.parser("estimate-check", __doc__)
+    ap.add_argument("programs", nargs="*", default=programs.names())
     ap.add_argument("--module", action="append", default=[], help="a module to check (repeatable)")
-    ap.add_argument("--corpus", default=str(ROOT / "build" / "corpus"))
+    ap.add_argument("--corpus", default=str(common.corpus_out()))
     ap.add_argument("--args", nargs=argparse.REMAINDER, default=[], help="options for fmerge opt")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args(argv)
-    fm = fmerge_bin()
+    fm = common.fmerge_bin()
     inputs = [(Path(m).stem, Path(m)) for m in args.module]
     if not args.module:
         inputs = [(p, Path(args.corpus) / p / f"{p}.bc") for p in args.programs]
@@ -113,7 +99,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="fmerge-estimate-") as td:
         for name, bc in inputs:
             if not bc.exists():
-                print(f"{name}: {bc} not built, skipped", file=sys.stderr)
+                common.log(f"{name}: {bc} not built, skipped")
                 continue
             r = check(fm, name, bc, args.args, Path(td))
             results.append(r)
@@ -132,7 +118,3 @@ def main(argv=None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"results": results, "total": total}, indent=1) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

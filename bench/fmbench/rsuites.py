@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Test suites we did not write, run under fmerge: Rust crates' own tests, merged and relinked.
+"""`fmbench testsuites`: test suites we did not write, run under fmerge: Rust crates' own tests.
 
 For every crate of SUITES (a pinned version from crates.io), this fetches its published
 source, builds each listed test target (`lib` = the crate's unit tests, else a `tests/*.rs`
@@ -9,8 +8,8 @@ integration test) as ONE fat-LTO module, the way the fmerge README's Rust recipe
     CARGO_PROFILE_RELEASE_OPT_LEVEL=s \\
     cargo rustc --profile bench --test T -- --emit=llvm-bc,link -C linker=linkwrap.sh
 
-(`--profile bench` is cargo's release profile with the test harness; linkwrap.sh records
-rustc's link line). Then, for the unmerged module and for `fmerge opt` in every mode:
+(`--profile bench` is cargo's release profile with the test harness;
+bench/testsuites/linkwrap.sh records rustc's link line). Then, for the unmerged module and for `fmerge opt` in every mode:
 
     llc-22 -O2 -filetype=obj -relocation-model=pic M.bc -o M.o
     cc <rustc's link line, with M.o in place of rustc's object>
@@ -21,27 +20,25 @@ be larger than the unmerged build's. Every distinct merged binary also runs once
 valgrind memcheck; a memory error counts as a failure unless the unmerged binary has the
 same error under valgrind.
 
-Modes (`--modes`): default (fmerge opt), whole-program (--whole-program), exact
+Modes (`--modes`; modes.py): default (fmerge opt), whole-program (--whole-program), exact
 (--profit exact), exhaustive (--search exhaustive).
 
 Examples:
 
-    python3 bench/testsuites/testsuites.py                       # everything (make reliability)
-    python3 bench/testsuites/testsuites.py serde_json regex --modes default
-    python3 bench/testsuites/testsuites.py --quick               # the subset `make test` runs
-    python3 bench/testsuites/testsuites.py table build/testsuites/results.json
+    fmbench testsuites                       # everything (make reliability)
+    fmbench testsuites serde_json regex --modes default
+    fmbench testsuites --quick               # the subset `make test` runs
+    fmbench testsuites table build/testsuites/results.json
 
 Work files go to build/testsuites/ (sources, one shared cargo target directory, modules and
 binaries per target; FMERGE_TESTSUITES_WORK moves them). Cargo.lock files are pinned in bench/testsuites/locks/ so that the
 dev-dependencies do not drift; `--update-locks` writes new ones. Exit status 0 when every
 mode of every target behaved like the unmerged build (and valgrind found nothing new), 1
-otherwise. Python 3.11 standard library only; needs cargo (with crates.io), llc-22, cc and
-valgrind.
+otherwise. Needs cargo (with crates.io), llc-22, cc and valgrind.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import hashlib
 import json
@@ -54,20 +51,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-HERE = Path(__file__).resolve().parent
+from . import common
+from .common import LLC, REPO as ROOT, TESTSUITES_DATA as HERE
+from .modes import MODES
+from .modes import parse as parse_modes
+
 LOCKS = HERE / "locks"
 WORK = Path(os.environ.get("FMERGE_TESTSUITES_WORK") or ROOT / "build" / "testsuites")
 LINKWRAP = HERE / "linkwrap.sh"
 
-MODES = {
-    "default": [],
-    "whole-program": ["--whole-program"],
-    "exact": ["--profit", "exact"],
-    "exhaustive": ["--search", "exhaustive"],
-}
-VALGRIND = ["valgrind", "-q", "--error-exitcode=99", "--leak-check=no",
-            f"--suppressions={HERE / 'valgrind.supp'}"]
+# The merge modes this study runs (modes.py has their arguments).
+RUN_MODES = ["default", "whole-program", "exact", "exhaustive"]
+VALGRIND = [*common.VALGRIND, f"--suppressions={HERE / 'valgrind.supp'}"]
 TEST_LINE = re.compile(r"^test (.+?) \.\.\. (ok|FAILED|ignored(?:, .*)?)$", re.M)
 
 
@@ -146,22 +141,9 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def sh(cmd: list[str], cwd: Path | None = None, env: dict | None = None,
-       timeout: float = 3600, check: bool = True) -> subprocess.CompletedProcess:
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                       env=None if env is None else {**os.environ, **env})
-    if check and p.returncode != 0:
-        raise RuntimeError(f"{' '.join(map(str, cmd))} exited {p.returncode}:\n{p.stderr[-3000:]}")
-    return p
-
-
-def default_fmerge() -> str:
-    if os.environ.get("FMERGE"):
-        return os.environ["FMERGE"]
-    for d in [os.environ.get("CARGO_TARGET_DIR"), str(ROOT / "target")]:
-        if d and Path(d, "release", "fmerge").exists():
-            return str(Path(d, "release", "fmerge"))
-    return "fmerge"
+def sh(cmd: list, cwd: Path | None = None, env: dict | None = None,
+       timeout: float = 3600, check: bool = True) -> common.Result:
+    return common.run(cmd, cwd=cwd, env=env, timeout=timeout, check=check)
 
 
 def cargo_env() -> dict:
@@ -300,12 +282,10 @@ def relink(exe: Path, obj: Path, out: Path) -> None:
 
 
 def codegen(bc: Path, obj: Path) -> None:
-    sh(["llc-22", "-O2", "-filetype=obj", "-relocation-model=pic", str(bc), "-o", str(obj)])
+    sh([LLC, "-O2", "-filetype=obj", "-relocation-model=pic", str(bc), "-o", str(obj)])
 
 
-def text_bytes(obj: Path) -> int:
-    out = sh(["llvm-size-22", "-A", str(obj)]).stdout
-    return sum(int(m.group(1)) for m in re.finditer(r"^\.text\S*\s+(\d+)", out, re.M))
+text_bytes = common.text_bytes
 
 
 def run_tests(exe: Path, cwd: Path, skip: dict[str, str], wrapper: list[str] | None = None,
@@ -354,6 +334,22 @@ def differences(base: dict, got: dict) -> list[str]:
     return d
 
 
+def merge(fmerge: str, module: Path, d: Path, mode: str) -> tuple[dict, dict | None]:
+    """`fmerge opt` of `module` in `mode` into d/MODE.bc, its report d/MODE.json: the mode's
+    result so far, and the report (None if fmerge failed; the result says so)."""
+    out, rep = d / f"{mode}.bc", d / f"{mode}.json"
+    p = sh([fmerge, "opt", str(module), "-o", str(out), "--report", str(rep), *MODES[mode].args], check=False)
+    m: dict = {"fmerge_secs": round(p.seconds, 1)}
+    if p.returncode != 0:
+        m["error"] = f"fmerge exited {p.returncode}: {p.stderr[-1500:]}"
+        m["differences"] = ["fmerge failed"]
+        log(f"  {mode}: FMERGE FAILED {p.stderr[-300:]}")
+        return m, None
+    r = json.loads(rep.read_text())
+    m["merges"] = len(r.get("merges", []))
+    return m, r
+
+
 def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
                valgrind: bool, update_locks: bool) -> dict:
     res: dict = {"crate": s.crate, "version": s.version, "area": s.area, "target": target,
@@ -380,30 +376,18 @@ def run_target(s: Suite, src: Path, target: str, modes: list[str], fmerge: str,
         f"{res['baseline']['failed']} failed, {res['baseline']['ignored']} ignored "
         f"(status {base['status']})")
     for mode in modes:
-        m: dict = {}
-        out = d / f"{mode}.bc"
-        rep = d / f"{mode}.json"
-        t1 = time.time()
-        p = sh([fmerge, "opt", str(bc), "-o", str(out), "--report", str(rep), *MODES[mode]],
-               check=False)
-        m["fmerge_secs"] = round(time.time() - t1, 1)
-        if p.returncode != 0:
-            m["error"] = f"fmerge exited {p.returncode}: {p.stderr[-1500:]}"
-            m["differences"] = ["fmerge failed"]
-            res["modes"][mode] = m
-            log(f"  {mode}: FMERGE FAILED {p.stderr[-300:]}")
+        m, r = merge(fmerge, bc, d, mode)
+        res["modes"][mode] = m
+        if r is None:
             continue
-        r = json.loads(rep.read_text())
-        m["merges"] = len(r.get("merges", []))
         m["functions_before"] = r.get("functions_before")
         m["functions_after"] = r.get("functions_after")
-        codegen(out, d / f"{mode}.o")
+        codegen(d / f"{mode}.bc", d / f"{mode}.o")
         m["text_after"] = text_bytes(d / f"{mode}.o")
         relink(exe, d / f"{mode}.o", d / f"{mode}.exe")
         got = run_tests(d / f"{mode}.exe", src, s.skip, program=prog)
         m.update(summarize(got))
         m["differences"] = differences(base, got)
-        res["modes"][mode] = m
         log(f"  {mode}: {m['merges']} merges, .text {res['text_before']} -> {m['text_after']}, "
             f"{m['passed']} passed, {m['failed']} failed, "
             f"{len(m['differences'])} differences ({m['fmerge_secs']} s)")
@@ -600,15 +584,14 @@ def combine(files: list[str]) -> dict:
     return {"modes": modes, "results": res}
 
 
-def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "table":
-        data = combine(sys.argv[2:])
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["table"]:
+        data = combine(argv[1:])
         print(table(data["results"], data["modes"]))
         return 0
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = common.parser("testsuites", __doc__.split("\n")[0], fmerge=True)
     ap.add_argument("crates", nargs="*", help="only these crates (default: all)")
-    ap.add_argument("--modes", default=",".join(MODES))
-    ap.add_argument("--fmerge", default=default_fmerge())
+    ap.add_argument("--modes", default=",".join(RUN_MODES))
     ap.add_argument("--no-valgrind", action="store_true")
     ap.add_argument("--quick", action="store_true", help="the subset make test runs")
     ap.add_argument("--update-locks", action="store_true")
@@ -618,11 +601,8 @@ def main() -> int:
                          "are not run again")
     ap.add_argument("--resume", action="store_true",
                     help="keep the targets already in the --json file (same modes), run the rest")
-    a = ap.parse_args()
-    modes = [m for m in a.modes.split(",") if m]
-    for m in modes:
-        if m not in MODES:
-            ap.error(f"unknown mode {m} (modes: {', '.join(MODES)})")
+    a = ap.parse_args(argv)
+    modes = parse_modes(a.modes, RUN_MODES)
     suites = SUITES
     if a.quick:
         suites = [dataclasses.replace(s, targets=QUICK[s.crate])
@@ -671,12 +651,18 @@ def main() -> int:
             out.write_text(json.dumps({"modes": modes, "fmerge": a.fmerge,
                                        "secs": round(time.time() - t0),
                                        "results": results + others}, indent=1))
+    return report(results, modes, "targets", out, t0)
+
+
+def report(results: list[dict], modes: list[str], noun: str, out: Path, t0: float, first: str = "crate") -> int:
+    """The table of a run (its first column headed `first`), then every target with a problem;
+    the exit status: 1 if there was one."""
     bad = [r for r in results if not ok(r)]
-    print(table(results, modes))
-    print(f"\n{len(results)} targets, {len(bad)} with differences, errors or memory errors; "
+    print(table(results, modes).replace("| crate |", f"| {first} |", 1))
+    print(f"\n{len(results)} {noun}, {len(bad)} with differences, errors or memory errors; "
           f"{round(time.time() - t0)} s; results in {out}")
     for r in bad:
-        print(f"  {r['crate']}/{r['target']}: {r.get('error', '')[:300]}")
+        print(f"  {r['crate']}/{r['target']}: {r.get('error', '')[-400:]}")
         for m, x in r["modes"].items():
             for dd in x.get("differences", [])[:10]:
                 print(f"    {m}: {dd}")
@@ -685,7 +671,3 @@ def main() -> int:
         if larger(r):
             print(f"    larger .text in: {', '.join(larger(r))}")
     return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
-"""The crates of testsuites.py, built by cargo with rustc's linker-plugin LTO, with and without
-the fmerge pass plugin in lld; every test's outcome must be the same.
+"""`fmbench plugin-suites`: the crates of `fmbench testsuites`, built by cargo with rustc's
+linker-plugin LTO, with and without the fmerge pass plugin in lld; every test's outcome must be
+the same.
 
-testsuites.py merges one fat-LTO module per test target with `fmerge opt`.  This is the other
+`fmbench testsuites` merges one fat-LTO module per test target with `fmerge opt`.  This is the other
 Rust route: cargo builds the crate as usual, rustc emits ThinLTO bitcode, and lld runs fmerge
-in each ThinLTO backend (one module per codegen unit).  For each crate of testsuites.SUITES
+in each ThinLTO backend (one module per codegen unit).  For each crate of rsuites.SUITES
 (same versions, same pinned Cargo.lock, same test targets and skips) it builds twice, each
 with its own target directory:
 
@@ -26,30 +26,27 @@ build/plugin-suites/keep/CRATE/.  Also recorded: .text of both test binaries (ll
 and the plugin's merges and functions merged in the test binary (and, separately, in the build
 scripts and proc-macros it linked afresh; with the plugin they run with fmerge too).
 
-    python3 bench/testsuites/plugin_suites.py serde_json regex itoa
-    python3 bench/testsuites/plugin_suites.py --plugin-options "-fmerge-merge=identical" memchr
-    python3 bench/testsuites/plugin_suites.py --budget 4200          # stop starting crates after 70 min
+    fmbench plugin-suites serde_json regex itoa
+    fmbench plugin-suites --plugin-options "-fmerge-merge=identical" memchr
+    fmbench plugin-suites --budget 4200          # stop starting crates after 70 min
 
 Work files: build/plugin-suites/ (src/, target-base/, target-plugin/, reports/, results.json).
-Sources are copied from build/testsuites/src when testsuites.py has fetched them, else fetched
-as it does.  Exit status 0 when every target built and behaved the same, 1 otherwise.  Python
-3.11 stdlib; needs cargo, clang-22 (with lld), llvm-size-22.
+Sources are copied from build/testsuites/src when `fmbench testsuites` has fetched them, else
+fetched as it does.  Exit status 0 when every target built and behaved the same, 1 otherwise.
+Needs cargo, clang-22 (with lld), llvm-size-22.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import testsuites as ts  # noqa: E402
+from . import common
+from . import rsuites as ts
+from .common import TESTSUITES_DATA as HERE
 
 ROOT = ts.ROOT
 WORK = Path(os.environ.get("FMERGE_PLUGIN_SUITES_WORK") or ROOT / "build" / "plugin-suites")
@@ -66,7 +63,7 @@ def rustflags(variant: str, plugin: Path) -> str:
 
 
 def source(s: ts.Suite) -> Path:
-    """The crate's source under WORK/src, copied from testsuites.py's work directory if there."""
+    """The crate's source under WORK/src, copied from `fmbench testsuites`' work directory if there."""
     dest = WORK / "src" / f"{s.crate}-{s.version}"
     old = ts.WORK / "src" / f"{s.crate}-{s.version}"
     if not s.path and not (dest / "Cargo.toml").exists() and (old / "Cargo.toml").exists():
@@ -122,7 +119,7 @@ def build(s: ts.Suite, src: Path, target: str, variant: str, plugin: Path,
     for k in ("FMERGE_PLUGIN_OPTIONS", "CARGO_BUILD_RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS"):
         env.pop(k, None)
     t0 = time.time()
-    p = subprocess.run(cmd, cwd=src, env=env, capture_output=True, text=True, errors="replace")
+    p = common.run(cmd, cwd=src, env=env, check=False)
     secs = round(time.time() - t0, 1)
     exe, fresh = ts.built_executable(p.stdout, s.crate, prog)
     if p.returncode != 0 or exe is None:
@@ -255,11 +252,11 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "table":
-        print(table(json.loads(Path(sys.argv[2]).read_text())["results"]))
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["table"]:
+        print(table(json.loads(Path(argv[1]).read_text())["results"]))
         return 0
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = common.parser("plugin-suites", __doc__.split("\n")[0])
     ap.add_argument("crates", nargs="*", help="only these crates, in this order (default: all)")
     ap.add_argument("--plugin", help="use this plugin as is (default: a copy of "
                     "target/release/libfmerge_plugin.so in build/plugin-suites/)")
@@ -268,7 +265,7 @@ def main() -> int:
     ap.add_argument("--json", default=str(WORK / "results.json"))
     ap.add_argument("--budget", type=float, default=0,
                     help="seconds: start no crate after this much time has passed")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     by_name = {s.crate: s for s in ts.SUITES}
     for c in a.crates:
         if c not in by_name:
@@ -279,7 +276,7 @@ def main() -> int:
         plugin = Path(a.plugin).resolve()
     else:
         plugin = WORK / "libfmerge_plugin.so"
-        shutil.copy2(ROOT / "target" / "release" / "libfmerge_plugin.so", plugin)
+        shutil.copy2(common.plugin_lib(), plugin)
     log(f"plugin {plugin}; FMERGE_PLUGIN_OPTIONS {a.plugin_options!r} + -fmerge-report")
     os.environ["CARGO_NET_OFFLINE"] = "true"
     out = Path(a.json)
@@ -320,7 +317,3 @@ def main() -> int:
         for dd in r.get("differences", [])[:20]:
             print(f"    {dd}")
     return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
-"""Which build is faster, from runs on different inputs (issue 16, seed 001 section 3):
+"""`fmbench profiling compare`: which build is faster, from runs on different inputs:
 `fmerge profile compare` against repeated timing on fixed inputs.
 
 For each program (zstd, bzip2: inputs are easy to make distinct), the unoptimized module M0
-(bench/profiling/costmodel.py's, rebuilt here if missing) is instrumented once in work mode,
+(`fmbench profiling costmodel`'s, rebuilt here if missing) is instrumented once in work mode,
 `fmerge instrument M0 --mode work` (the fitted cost table fmerge ships, or --costs), and
 every build is made from that one instrumented module, so that the work of an input is the
 same in every build:
@@ -21,22 +20,18 @@ The builds made from M0 without instrumentation are timed alongside (what users 
 an instrumented module can merge differently).
 The two verdicts should agree (or the online one say "undecided").
 
-Usage: python3 bench/profiling/compare.py [zstd bzip2] [--inputs 12] [--rounds 7] [--md OUT]
+Usage: fmbench profiling compare [zstd bzip2] [--inputs 12] [--rounds 7] [--md OUT]
 """
 
-import argparse
 import json
 import statistics
 import resource
 import subprocess
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "speed"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import speed  # noqa: E402
-import costmodel  # noqa: E402
-from speed import CLANG, ROOT, CORPUS, run, log, make_data, boot_median_ci  # noqa: E402
+from . import common, speed
+from . import costmodel
+from .speed import CLANG, ROOT, CORPUS, run, log, make_data, boot_median_ci
 
 BUILDS = ["O1", "O2", "Oz", "Oz+fmerge"]
 PAIRS = [("O1", "O2"), ("O2", "Oz"), ("Oz", "Oz+fmerge")]
@@ -76,21 +71,18 @@ def run_input(exe, argv, stdin, env):
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv):
+    ap = common.parser("profiling compare", __doc__.split("\n")[0], fmerge=True)
     ap.add_argument("programs", nargs="*", default=["zstd", "bzip2"])
     ap.add_argument("--out", default=str(ROOT / "build" / "compare"))
-    ap.add_argument("--m0", default=str(ROOT / "build" / "costmodel"), help="costmodel.py's work dir (M0 modules)")
-    ap.add_argument("--fmerge", default=str(ROOT / "target" / "release" / "fmerge"))
+    ap.add_argument("--m0", default=str(ROOT / "build" / "costmodel"), help="the cost model's work dir (M0 modules)")
     ap.add_argument("--costs", default=None)
     ap.add_argument("--inputs", type=int, default=12)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--md", default=None)
     ap.add_argument("--json", default=None)
-    args = ap.parse_args()
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    speed.LOG = open(out / "commands.log", "a")
+    args = ap.parse_args(argv)
+    out = common.work_dir(args.out, "profiling")
     fmerge = Path(args.fmerge).resolve()
     results = {}
     for prog in args.programs:
@@ -152,7 +144,7 @@ def main():
             log("%s %s vs %s: online %s | timed %.3f %s %s | uninstrumented %.3f %s %s" % (
                 prog, a, b, cmp["verdict"], med, ci, truth, pmed, pci, ptruth))
         results[prog] = pr
-    lines = ["# Comparing builds from runs on different inputs (bench/profiling/compare.py)", "",
+    lines = ["# Comparing builds from runs on different inputs (fmbench profiling compare)", "",
              "Online: each build ran once on each of its own %d inputs; ratio B/A of mean work per CPU "
              "second [95%% CI]. Timed: the same instrumented builds on one fixed input set, %d rounds; "
              "median of the per-round CPU time ratios A / B [95%% CI] (above 1: B faster); the builds "
@@ -172,6 +164,3 @@ def main():
         Path(args.json).write_text(json.dumps(results, indent=1))
     print(md)
 
-
-if __name__ == "__main__":
-    main()

@@ -1,15 +1,14 @@
-#!/usr/bin/env python3
-"""fmerge as an lld pass plugin: code size, link time and behaviour on the C/C++ corpus.
+"""`fmbench plugin`: fmerge as an lld pass plugin: code size, link time and behaviour on the C/C++ corpus.
 
 What it measures
 ----------------
-For every C/C++ program of the benchmark corpus (bench/corpus/corpus.py; lua, zstd, bzip2,
-sqlite, xz, quickjs, leveldb -- whichever have been built under build/corpus/) this
+For every C/C++ program of the benchmark corpus (`fmbench corpus`; sqlite, lua, quickjs, zstd,
+bzip2, xz, leveldb -- whichever have been built under build/corpus/) this
 
  1. recompiles the program's translation units as LLVM bitcode: every native compile command
     recorded in build/corpus/P/native-commands.txt (`clang-22 -Os -g0 -w ... -c SRC -o OBJ`)
     is run again with `-flto` added and `-o` redirected into build/plugin-bench/P/obj/;
- 2. links them with full LTO in lld, exactly as corpus.py links the native program (same
+ 2. links them with full LTO in lld, exactly as the corpus links the native program (same
     driver -- clang-22, or clang++-22 for C++ -- same object order, same libraries) plus
     `-Os -flto -fuse-ld=lld`, twice:
         base:   clang-22 -Os -flto -fuse-ld=lld OBJS -o P.base LIBS
@@ -25,12 +24,12 @@ sqlite, xz, quickjs, leveldb -- whichever have been built under build/corpus/) t
     of a link must produce a byte-identical executable (checked; a difference is reported as
     nondeterminism).
  3. reads the size of the .text section of both executables (parsed from the ELF section
-    headers; only .text, not .plt/.init/.fini).  Optionally (default on, --no-icf to skip)
+    headers, read by llvm-size-22 -A; only .text, not .plt/.init/.fini).  Optionally (default on, --no-icf to skip)
     both links are repeated once with `-Wl,--icf=all` (lld's identical code folding; lld
     always uses per-function sections in LTO code generation) to show how much of fmerge's
     saving overlaps with ICF.  The ICF executables are measured, not smoke-tested.
- 4. runs the program's smoke workload on both executables with corpus.py's own checker:
-        python3 bench/corpus/corpus.py --out build/corpus smoke P --exe EXE
+ 4. runs the program's smoke workload on both executables with the corpus' own checker:
+        python3 bench/fmbench corpus --out build/corpus smoke P --exe EXE
     which runs every case of bench/corpus/smoke/ + the program's built-in cases and compares
     stdout, stderr and exit status byte for byte with the reference outputs recorded from the
     native build (build/corpus/P/expected/).  Both executables are compared with the same
@@ -43,21 +42,19 @@ output).  Exit status 0 when every link succeeded and every smoke case passed, 1
 
 Usage
 -----
-  python3 bench/plugin/plugin_bench.py                       # all built C/C++ programs
-  python3 bench/plugin/plugin_bench.py lua sqlite --runs 5 --json build/plugin-bench/r.json
-  python3 bench/plugin/plugin_bench.py --plugin /path/libfmerge_plugin.so --no-icf
+  fmbench plugin                       # all built C/C++ programs
+  fmbench plugin lua sqlite --runs 5 --json build/plugin-bench/r.json
+  fmbench plugin --plugin /path/libfmerge_plugin.so --no-icf
 
 The plugin is copied from target/release/libfmerge_plugin.so to
 build/plugin-bench/libfmerge_plugin.so at start (so that a concurrent `cargo build` cannot
 change it mid-run) unless --plugin names one to use as is.  The bitcode objects are reused
 when the recorded compile commands are unchanged (--rebuild forces recompiling).  The corpus
-must be built first (`python3 bench/corpus/corpus.py build P`).  Python 3.11 stdlib only.
+must be built first (`fmbench corpus build P`).
 """
 
 from __future__ import annotations
 
-import argparse
-import concurrent.futures
 import hashlib
 import json
 import os
@@ -65,58 +62,16 @@ import re
 import shlex
 import shutil
 import statistics
-import struct
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-CORPUS_PY = ROOT / "bench" / "corpus" / "corpus.py"
-sys.path.insert(0, str(CORPUS_PY.parent))
-import corpus  # noqa: E402  (program recipes: link driver, libraries, source dir)
+from . import common, programs
+from .common import REPO as ROOT, rel
 
-C_PROGRAMS = ["lua", "zstd", "bzip2", "sqlite", "xz", "quickjs", "leveldb"]
-SMOKE_LINE = re.compile(r"^(\S+): (\d+) passed, (\d+) failed$", re.M)
+C_PROGRAMS = programs.C_CXX
 VERBOSE_LINE = re.compile(r"^fmerge: .*$", re.M)
 FMERGE_SECONDS = re.compile(r", ([\d.]+)s$")
-
-
-def log(msg: str) -> None:
-    print(f"[plugin-bench] {msg}", file=sys.stderr, flush=True)
-
-
-def rel(p: Path | str) -> str:
-    """A path relative to the repository if it is inside it (for printed commands)."""
-    try:
-        return str(Path(p).resolve().relative_to(ROOT))
-    except ValueError:
-        return str(p)
-
-
-# ---------------------------------------------------------------------------
-# ELF
-
-
-def elf_sections(path: Path) -> dict[str, int]:
-    """{section name: size} from an ELF64 little-endian file's section headers."""
-    data = path.read_bytes()
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        raise ValueError(f"{path}: not an ELF64 little-endian file")
-    e_shoff, = struct.unpack_from("<Q", data, 0x28)
-    e_shentsize, e_shnum, e_shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-
-    def header(i: int) -> tuple[int, int, int]:
-        name, _type, _flags, _addr, offset, size = struct.unpack_from("<IIQQQQ", data, e_shoff + i * e_shentsize)
-        return name, offset, size
-
-    _, str_off, str_size = header(e_shstrndx)
-    strtab = data[str_off:str_off + str_size]
-    res = {}
-    for i in range(1, e_shnum):
-        name, _, size = header(i)
-        res[strtab[name:strtab.index(b"\0", name)].decode()] = size
-    return res
 
 
 def sha256(path: Path) -> str:
@@ -148,22 +103,15 @@ def compile_objects(name: str, cmds: list[tuple[list[str], Path]], src: Path, pd
     stamp = pdir / "lto-commands.txt"
     text = "".join(shlex.join(c) + "\n" for c, _ in cmds)
     if not rebuild and stamp.exists() and stamp.read_text() == text and all(o.exists() for _, o in cmds):
-        log(f"{name}: reusing {len(cmds)} bitcode objects (commands unchanged)")
+        common.log(f"{name}: reusing {len(cmds)} bitcode objects (commands unchanged)")
         return 0.0, True
-    log(f"{name}: compiling {len(cmds)} translation units with -flto")
+    common.log(f"{name}: compiling {len(cmds)} translation units with -flto")
     stamp.unlink(missing_ok=True)
     for _, o in cmds:
         o.parent.mkdir(parents=True, exist_ok=True)
 
-    def one(cmd: list[str]) -> None:
-        p = subprocess.run(cmd, cwd=src, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if p.returncode != 0:
-            raise RuntimeError(f"compile failed ({p.returncode}): {shlex.join(cmd)}\n{p.stdout[-4000:]}")
-
     t0 = time.time()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
-        for f in [ex.submit(one, c) for c, _ in cmds]:
-            f.result()
+    common.pmap(jobs, lambda c: common.run(c[0], cwd=src, merge_stderr=True), cmds)
     stamp.write_text(text)
     return time.time() - t0, False
 
@@ -181,20 +129,10 @@ def link_command(prog, objs: list[Path], exe: Path, plugin: Path | None, icf: bo
     return [*cmd, *map(str, objs), "-o", str(exe), *prog.libs]
 
 
-def link_once(cmd: list[str], env: dict, cwd: Path) -> dict:
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       errors="replace")
-    dt = time.perf_counter() - t0
-    return {"seconds": dt, "rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr}
-
-
-def link_env(plugin_options: str | None) -> dict:
-    env = dict(os.environ)
-    env.pop("FMERGE_PLUGIN_OPTIONS", None)
-    if plugin_options is not None:
-        env["FMERGE_PLUGIN_OPTIONS"] = plugin_options
-    return env
+def link_once(cmd: list[str], plugin_options: str | None, cwd: Path) -> dict:
+    """One link, FMERGE_PLUGIN_OPTIONS set to `plugin_options` (None: unset)."""
+    p = common.run(cmd, cwd=cwd, env={"FMERGE_PLUGIN_OPTIONS": plugin_options}, check=False)
+    return {"seconds": p.seconds, "rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr}
 
 
 # ---------------------------------------------------------------------------
@@ -202,13 +140,10 @@ def link_env(plugin_options: str | None) -> dict:
 
 
 def run_smoke(name: str, exe: Path, corpus_out: Path) -> dict:
-    cmd = [sys.executable, str(CORPUS_PY), "--out", str(corpus_out), "smoke", name, "--exe", str(exe)]
-    t0 = time.time()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
-    m = SMOKE_LINE.search(p.stderr)
-    res = {"rc": p.returncode, "seconds": time.time() - t0, "passed": int(m.group(2)) if m else None,
-           "failed": int(m.group(3)) if m else None, "output": p.stderr + p.stdout}
-    res["ok"] = p.returncode == 0 and m is not None and res["failed"] == 0
+    s = common.smoke(name, ["--exe", exe], out=corpus_out)
+    res = {"rc": s.result.returncode, "seconds": s.result.seconds, "passed": s.passed, "failed": s.failed,
+           "output": s.result.stderr + s.result.stdout}
+    res["ok"] = s.ok and s.passed is not None and s.failed == 0
     return res
 
 
@@ -216,7 +151,7 @@ def run_smoke(name: str, exe: Path, corpus_out: Path) -> dict:
 
 
 def bench_program(name: str, args, plugin: Path) -> dict:
-    prog = corpus.get_program(name)
+    prog = programs.get_program(name)
     corpus_out = Path(args.corpus).resolve()
     pdir = Path(args.work).resolve() / name
     objdir = pdir / "obj"
@@ -251,8 +186,8 @@ def bench_program(name: str, args, plugin: Path) -> dict:
         d = r["variants"][v]
         if d.get("failed"):
             continue
-        run = link_once(d["command"], link_env(opts if v.startswith("plugin") else None), prog.src)
-        log(f"{name}: link {v:10} {run['seconds']:7.2f}s" + ("" if run["rc"] == 0 else f"  FAILED rc={run['rc']}"))
+        run = link_once(d["command"], opts if v.startswith("plugin") else None, prog.src)
+        common.log(f"{name}: link {v:10} {run['seconds']:7.2f}s" + ("" if run["rc"] == 0 else f"  FAILED rc={run['rc']}"))
         exe = Path(d["exe"])
         if run["rc"] == 0:
             run["sha256"] = sha256(exe)
@@ -270,7 +205,7 @@ def bench_program(name: str, args, plugin: Path) -> dict:
         d["link_s_best"], d["link_s_median"] = min(times), statistics.median(times)
         if len({x["sha256"] for x in ok}) > 1:
             r["errors"].append(f"{v}: links are not deterministic (sha256 {sorted({x['sha256'] for x in ok})})")
-        secs = elf_sections(Path(d["exe"]))
+        secs = common.sections(Path(d["exe"]))
         d["sections"] = secs
         d["text_bytes"] = secs.get(".text", 0)
         d["file_bytes"] = Path(d["exe"]).stat().st_size
@@ -294,7 +229,7 @@ def bench_program(name: str, args, plugin: Path) -> dict:
             d = r["variants"][v]
             if d.get("failed"):
                 continue
-            log(f"{name}: smoke workload on {name}.{v}")
+            common.log(f"{name}: smoke workload on {name}.{v}")
             s = run_smoke(name, Path(d["exe"]), corpus_out)
             r["smoke"][v] = s
             if not s["ok"]:
@@ -316,7 +251,7 @@ def markdown(results: list[dict], args, plugin: Path, total_s: float) -> str:
         f"Runs per link: {args.runs} (base and plugin alternating; best and median wall time). "
         f"Machine: {os.cpu_count()} cores, shared, so link times are noisy. Total run time {total_s:.0f} s.",
         "",
-        "Commands (per program P; OBJS = the objects below, LIBS = corpus.py's libraries for P, "
+        "Commands (per program P; OBJS = the objects below, LIBS = the corpus' libraries for P, "
         "the driver is clang++-22 for C++ programs):",
         "",
         "```sh",
@@ -331,9 +266,9 @@ def markdown(results: list[dict], args, plugin: Path, total_s: float) -> str:
     if args.icf:
         lines.append("#    and both again with -Wl,--icf=all (P.base_icf, P.plugin_icf; linked once, not smoke-tested)")
     lines += [
-        "# 3. .text = size of the .text section (ELF section headers; llvm-size-22 -A shows the same)",
+        "# 3. .text = size of the .text section (llvm-size-22 -A)",
         "# 4. behaviour: compare with the native build's reference outputs",
-        f"python3 bench/corpus/corpus.py --out {rel(args.corpus)} smoke P --exe {rel(work)}/P/P.base   # and P.plugin",
+        f"python3 bench/fmbench corpus --out {rel(args.corpus)} smoke P --exe {rel(work)}/P/P.base   # and P.plugin",
         "```",
         "",
         "| program | .text without | .text with | change | link s without | link s with | smoke passed (without / with) |"
@@ -395,12 +330,13 @@ def markdown(results: list[dict], args, plugin: Path, total_s: float) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str]) -> int:
+    common.setup_log("plugin-bench")
+    ap = common.parser("plugin", __doc__)
     ap.add_argument("programs", nargs="*", help=f"default: those of {' '.join(C_PROGRAMS)} built in --corpus")
     ap.add_argument("--plugin", help="use this plugin as is (default: a copy of target/release/libfmerge_plugin.so "
                     "in --work)")
-    ap.add_argument("--corpus", default=str(ROOT / "build" / "corpus"), help="corpus build dir (default: %(default)s)")
+    ap.add_argument("--corpus", default=str(common.corpus_out()), help="corpus build dir (default: %(default)s)")
     ap.add_argument("--work", default=str(ROOT / "build" / "plugin-bench"), help="work dir (default: %(default)s)")
     ap.add_argument("--runs", type=int, default=3, help="links per variant (default: %(default)s)")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel compiles (default: %(default)s)")
@@ -418,10 +354,10 @@ def main(argv=None) -> int:
     if args.plugin:
         plugin = Path(args.plugin).resolve()
     else:
-        src = ROOT / "target" / "release" / "libfmerge_plugin.so"
+        src = common.plugin_lib()
         plugin = work / "libfmerge_plugin.so"
         shutil.copy2(src, plugin)
-        log(f"copied {rel(src)} -> {rel(plugin)}")
+        common.log(f"copied {rel(src)} -> {rel(plugin)}")
     if not plugin.exists():
         raise SystemExit(f"plugin {plugin} not found")
 
@@ -431,8 +367,8 @@ def main(argv=None) -> int:
         if n not in C_PROGRAMS:
             raise SystemExit(f"{n}: only the C/C++ programs can be linked this way ({' '.join(C_PROGRAMS)})")
         if not (corpus_out / n / "native-commands.txt").exists() or not (corpus_out / n / "expected").exists():
-            raise SystemExit(f"{n}: not built in {corpus_out} (run: python3 bench/corpus/corpus.py build {n})")
-    log(f"programs: {' '.join(names)}; plugin {plugin} (sha256 {sha256(plugin)[:16]})")
+            raise SystemExit(f"{n}: not built in {corpus_out} (run: python3 bench/fmbench corpus build {n})")
+    common.log(f"programs: {' '.join(names)}; plugin {plugin} (sha256 {sha256(plugin)[:16]})")
 
     results = []
     for n in names:
@@ -443,27 +379,23 @@ def main(argv=None) -> int:
             r = {"program": n, "errors": [f"{type(e).__name__}: {e}"]}
         r["total_s"] = time.time() - t0
         for e in r["errors"]:
-            log(f"{n}: ERROR: {e}")
+            common.log(f"{n}: ERROR: {e}")
         results.append(r)
     total = time.time() - t_start
 
     md = markdown(results, args, plugin, total)
     if args.markdown:
         Path(args.markdown).write_text(md)
-        log(f"wrote {args.markdown}")
+        common.log(f"wrote {args.markdown}")
     print(md)
     if args.json:
         doc = {"plugin": str(plugin), "plugin_sha256": sha256(plugin), "runs": args.runs, "cpus": os.cpu_count(),
                "argv": sys.argv, "total_s": total, "results": results}
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
-        log(f"wrote {args.json}")
+        common.log(f"wrote {args.json}")
     failed = [r["program"] for r in results if r["errors"]]
     if failed:
-        log(f"FAILED: {' '.join(failed)}")
-    log(f"total {total:.0f}s")
+        common.log(f"FAILED: {' '.join(failed)}")
+    common.log(f"total {total:.0f}s")
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Fit the work metric's cost table (issue 16, seed 001 section 3) for this machine.
+"""`fmbench profiling costmodel`: fit the work metric's cost table for this machine.
 
 For each training program (corpus programs with input generators: lua, quickjs, zstd,
 bzip2, xz), the per-TU bitcode is recompiled WITHOUT optimisation (the corpus commands with
@@ -15,21 +14,17 @@ cross-validation: fit without program P, predict P's run times (the honest error
 the fit has not seen). Writes the table (default crates/fmerge-core/src/costs_x86_64.json,
 the table fmerge ships) and OUT/report.md.
 
-Usage: python3 bench/profiling/costmodel.py [--repeat 3] [--table PATH] [--out DIR]
+Usage: fmbench profiling costmodel [--repeat 3] [--table PATH] [--out DIR]
 """
 
-import argparse
 import json
-import shutil
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "speed"))
-import speed  # noqa: E402
-from speed import CLANG, LINK, ROOT, CORPUS, run, log, parse_commands, rewrite, pmap, make_data, WL  # noqa: E402
+from . import common, speed
+from .speed import CLANG, LINK, ROOT, CORPUS, run, log, parse_commands, rewrite, pmap, make_data, WL
 
 CLASSES = ["load", "store", "call", "branch", "compare", "int-alu", "int-mul", "int-div", "fp-arith",
            "fp-div", "address", "alloca", "phi", "select", "cast", "return", "vector", "other"]
@@ -63,6 +58,12 @@ COMPRESSORS = {
     "bzip2": ([["-c", "-1"], ["-c", "-9"]], ["-dc"]),
     "xz": ([["-c", "-0"], ["-c", "-3"]], ["-dc"]),
 }
+
+
+def training_programs():
+    """The programs with training inputs (`inputs`), in corpus order."""
+    from . import programs as registry
+    return [p for p in registry.names() if p in ("lua", "quickjs") or p in COMPRESSORS]
 
 
 def build(prog, wd, fmerge, jobs):
@@ -105,20 +106,17 @@ def predict(table, executed):
     return table["fit"]["intercept_seconds"] + sum(table["ps"][c] * 1e-12 * executed.get(c, 0) for c in CLASSES)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("programs", nargs="*", default=["lua", "quickjs", "zstd", "bzip2", "xz"])
+def main(argv):
+    ap = common.parser("profiling costmodel", __doc__.split("\n")[0], fmerge=True)
+    ap.add_argument("programs", nargs="*", default=training_programs())
     ap.add_argument("--out", default=str(ROOT / "build" / "costmodel"))
-    ap.add_argument("--fmerge", default=str(ROOT / "target" / "release" / "fmerge"))
     ap.add_argument("--table", default=str(ROOT / "crates" / "fmerge-core" / "src" / "costs_x86_64.json"))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--ridges", default="0,0.001,0.01,0.1,1,10", help="ridge strengths tried (leave-one-program-out)")
     ap.add_argument("--reuse", action="store_true", help="refit the runs of an earlier invocation (OUT/runs.jsonl)")
-    args = ap.parse_args()
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    speed.LOG = open(out / "commands.log", "a")
+    args = ap.parse_args(argv)
+    out = common.work_dir(args.out, "profiling")
     fmerge = Path(args.fmerge).resolve()
     runs = []
     if args.reuse:
@@ -181,10 +179,10 @@ def main():
     grid = [(float(x), lopo(float(x))) for x in args.ridges.split(",")]
     best_ridge, cv = min(grid, key=lambda g: statistics.mean(e for _, e, _ in g[1]))
     source = ("fitted on %d runs of %s, unoptimized (-O0), x86-64, ridge %g chosen by leave-one-program-out "
-              "(bench/profiling/costmodel.py)" % (len(runs), ", ".join(programs), best_ridge))
+              "(fmbench profiling costmodel)" % (len(runs), ", ".join(programs), best_ridge))
     run([fmerge, "profile", "fit", jl, "-o", args.table, "--source", source, "--ridge", str(best_ridge)])
     table = json.loads(Path(args.table).read_text())
-    lines = ["# Cost model fit (bench/profiling/costmodel.py)", "",
+    lines = ["# Cost model fit (fmbench profiling costmodel)", "",
              source, "",
              "fit on all runs: intercept %.4f s, MAE %.4f s, mean relative error %.1f%%, R^2 %.4f" % (
                  table["fit"]["intercept_seconds"], table["fit"]["mae_seconds"],
@@ -204,6 +202,3 @@ def main():
     (out / "report.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
-
-if __name__ == "__main__":
-    main()
