@@ -1,7 +1,30 @@
-//! Compiles the C++ shim (`shim/shim.cpp`) against the same LLVM 22 that llvm-sys links.
+//! Builds the C++ shim (`shim/`, one file per job) against the same LLVM 22 that llvm-sys links.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The shim's sources, relative to the crate.
+const SOURCES: &[&str] = &[
+    "shim/attributes.cpp",
+    "shim/bitcode.cpp",
+    "shim/bodies.cpp",
+    "shim/codegen.cpp",
+    "shim/diagnostics.cpp",
+    "shim/dominance.cpp",
+    "shim/global_merge.cpp",
+    "shim/hashing.cpp",
+    "shim/module_copy.cpp",
+    "shim/plugin.cpp",
+    "shim/profiling/cfg.cpp",
+    "shim/profiling/counters.cpp",
+    "shim/profiling/pressure.cpp",
+    "shim/profiling/prof_metadata.cpp",
+    "shim/profiling/promotion.cpp",
+    "shim/profiling/runtime_ir.cpp",
+];
+
+/// Headers the sources include.
+const HEADERS: &[&str] = &["shim/shim.h", "shim/profiling/pressure.h", "shim/profiling/record.h"];
 
 fn llvm_config() -> PathBuf {
     if let Ok(prefix) = std::env::var("LLVM_SYS_221_PREFIX") {
@@ -19,21 +42,19 @@ fn llvm_config() -> PathBuf {
     );
 }
 
+fn run(config: &Path, arg: &str) -> String {
+    let out = Command::new(config).arg(arg).output().unwrap_or_else(|e| panic!("{config:?}: {e}"));
+    String::from_utf8(out.stdout).expect("utf-8 llvm-config output").trim().to_string()
+}
+
 fn main() {
     let config = llvm_config();
-    let out = Command::new(&config).arg("--cxxflags").output().expect("run llvm-config --cxxflags");
-    let cxxflags = String::from_utf8(out.stdout).expect("utf-8 cxxflags");
-    let version = Command::new(&config).arg("--version").output().expect("run llvm-config");
-    let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+    let cxxflags = run(&config, "--cxxflags");
+    let version = run(&config, "--version");
     assert!(version.starts_with("22."), "fmerge needs LLVM 22, {config:?} reports {version}");
 
     let mut build = cc::Build::new();
-    build
-        .cpp(true)
-        .file("shim/shim.cpp")
-        .file("shim/plugin.cpp")
-        .file("shim/instrument.cpp")
-        .warnings(false);
+    build.cpp(true).files(SOURCES).warnings(false);
     for flag in cxxflags.split_whitespace() {
         // Debian's flags carry -fno-exceptions and the standard; keep them, drop optimisation
         // and warning choices so ours apply.
@@ -49,8 +70,8 @@ fn main() {
         build.compiler("clang++-22");
     }
     build.compile("fmerge_shim");
-    println!("cargo:rerun-if-changed=shim/shim.cpp");
-    println!("cargo:rerun-if-changed=shim/plugin.cpp");
-    println!("cargo:rerun-if-changed=shim/instrument.cpp");
+    for file in SOURCES.iter().chain(HEADERS) {
+        println!("cargo:rerun-if-changed={file}");
+    }
     println!("cargo:rerun-if-env-changed=LLVM_SYS_221_PREFIX");
 }
