@@ -83,9 +83,10 @@ extern "C" {
 // runs. The handlers are visible to the program (a program that asks whether SIGINT is at its
 // default, as CPython does before installing its KeyboardInterrupt handler, gets "no"): that
 // is why they are an option. Returns 0, or -1 if OnSignals is asked for a target whose signal
-// ABI is not one genericLinuxSignals knows (nothing is added then).
+// ABI is not one genericLinuxSignals knows (nothing is added then; *Err is always null).
 int fm_profile_runtime(LLVMModuleRef MRef, LLVMValueRef DataRef, uint64_t EndWord,
-                       int OnSignals) {
+                       int OnSignals, char **Err) {
+  *Err = nullptr;
   Module *M = unwrap(MRef);
   if (OnSignals && !genericLinuxSignals(Triple(M->getTargetTriple())))
     return -1;
