@@ -1,13 +1,15 @@
 /* The raw profile record that an instrumented program appends, one per instrumented module
- * per run: the layout of the module's data block, which counters.cpp creates and the runtime
- * (runtime_ir.cpp) fills in and writes.
+ * per run: the layout of the module's data block, shared by the runtime (runtime.c, which
+ * fills in and writes it) and the shim (counters.cpp, which creates it, and runtime_link.cpp,
+ * which checks that the data block and the Rust side agree with it before linking the runtime
+ * in).
  *
  * A record is the module's whole data block, `__fmerge_prof_data`: FMERGE_RAW_HEADER_WORDS
  * header words, then the counters, every word a uint64_t in the target's byte order. The
  * reader is fmerge_core::profdata::read_raw (RAW_HEADER_WORDS and RAW_END_WORD there are the
  * values here).
  *
- * Plain C (no C++), so that C code can include it too. */
+ * Plain C (no C++), so that runtime.c can include it. */
 #ifndef FMERGE_PROFILING_RECORD_H
 #define FMERGE_PROFILING_RECORD_H
 
