@@ -104,10 +104,11 @@ pub enum InstrumentError {
     )]
     UnsupportedSignals(String),
     #[error(
-        "fmerge instrument has a profile runtime for Linux on x86-64 (and x32), x86, AArch64, \
-         Arm, RISC-V, LoongArch64, PowerPC64 and s390x only; the module's triple is {0:?}"
+        "fmerge instrument has no profile runtime for the module's target (triple {0:?}, data \
+         layout {1:?}): it has one for Linux on x86-64, x32, x86, AArch64, Arm and RISC-V, each \
+         with the data layout clang gives it"
     )]
-    NoRuntime(String),
+    NoRuntime(String, String),
     #[error("the module is already instrumented by fmerge (it defines __fmerge_prof_data)")]
     AlreadyInstrumented,
     #[error("instrumenting {0}")]
@@ -137,7 +138,9 @@ pub fn instrument(
     module.isolate_counters(data);
     module.add_profile_runtime(data, opts.write_on_signal).map_err(|e| match e {
         RuntimeError::SignalAbi => InstrumentError::UnsupportedSignals(module.triple()),
-        RuntimeError::NoRuntime => InstrumentError::NoRuntime(module.triple()),
+        RuntimeError::NoRuntime => {
+            InstrumentError::NoRuntime(module.triple(), module.data_layout())
+        }
         RuntimeError::Link(message) => {
             InstrumentError::Surgery(format!("linking the profile runtime: {message}"))
         }
