@@ -7,20 +7,11 @@ mod common;
 
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
 #[test]
 fn bisect_finds_the_merge_that_breaks_the_build() {
     let dir = tempfile::tempdir().unwrap();
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo");
-    let mut parts = Vec::new();
-    for f in ["main.c", "handlers.c", "containers.cpp"] {
-        let out = dir.path().join(format!("{f}.bc"));
-        compile(&demo.join(f), &out, &[]);
-        parts.push(out);
-    }
-    let input = dir.path().join("demo.bc");
-    run_ok(Command::new("llvm-link-22").args(&parts).arg("-o").arg(&input));
+    let input = demo_module(dir.path());
 
     // Every merge, as bisecting makes them (no measuring, so no size guard).
     let all = dir.path().join("all.ll");

@@ -6,20 +6,11 @@ mod common;
 
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The inputs: the demo program, every test program and a few generated modules.
 fn inputs(dir: &Path) -> Vec<PathBuf> {
     let mut v = Vec::new();
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo");
-    let mut parts = Vec::new();
-    for f in ["main.c", "handlers.c", "containers.cpp"] {
-        let out = dir.join(format!("{f}.bc"));
-        compile(&demo.join(f), &out, &[]);
-        parts.push(out);
-    }
-    let demo_bc = dir.join("demo.bc");
-    run_ok(Command::new("llvm-link-22").args(&parts).arg("-o").arg(&demo_bc));
+    let demo_bc = demo_module(dir);
     v.push(demo_bc);
     let mut srcs: Vec<PathBuf> = std::fs::read_dir(programs_dir())
         .unwrap()

@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use std::path::Path;
 
 struct Case {
     file: &'static str,
@@ -102,15 +101,7 @@ fn fmerge_removes_at_least_as_much_as_llvm_mergefunc() {
 #[test]
 fn demo_example_shrinks_more_than_mergefunc_and_runs_the_same() {
     let dir = tempfile::tempdir().unwrap();
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo");
-    let mut parts = Vec::new();
-    for f in ["main.c", "handlers.c", "containers.cpp"] {
-        let out = dir.path().join(format!("{f}.bc"));
-        compile(&demo.join(f), &out, &[]);
-        parts.push(out);
-    }
-    let input = dir.path().join("demo.bc");
-    run_ok(std::process::Command::new("llvm-link-22").args(&parts).arg("-o").arg(&input));
+    let input = demo_module(dir.path());
     let output = dir.path().join("demo.opt.bc");
     run_ok(fmerge().arg("opt").arg(&input).arg("--whole-program").arg("-o").arg(&output).arg("-q"));
     verify(&output);

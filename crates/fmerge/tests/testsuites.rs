@@ -14,29 +14,36 @@
 use std::path::Path;
 use std::process::Command;
 
-#[test]
-fn crates_own_tests_pass_after_merging() {
+/// Runs `fmbench STUDY ARGS --modes default,whole-program` with this build's fmerge in a
+/// work directory of its own, requires it to succeed, and returns its JSON results and stdout.
+fn fmbench(study: &str, args: &[&str]) -> (Vec<serde_json::Value>, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("testsuites");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join(study);
     let json = work.join("quick.json");
     let out = Command::new("python3")
         .arg(root.join("bench/fmbench"))
-        .args(["testsuites", "--quick", "--modes", "default,whole-program", "--fmerge"])
+        .arg(study)
+        .args(args)
+        .args(["--modes", "default,whole-program", "--fmerge"])
         .arg(env!("CARGO_BIN_EXE_fmerge"))
         .arg("--json")
         .arg(&json)
         .env("FMERGE_TESTSUITES_WORK", &work)
         .output()
-        .expect("python3 runs bench/fmbench testsuites");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+        .expect("python3 runs bench/fmbench");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "test suites differ after merging:\n{stdout}\n{stderr}");
-
-    // The run did what it says: both targets built, ran tests, merged something, and compared.
+    assert!(out.status.success(), "{study}: tests differ after merging:\n{stdout}\n{stderr}");
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let results = r["results"].as_array().unwrap();
+    (r["results"].as_array().unwrap().clone(), stdout)
+}
+
+#[test]
+fn crates_own_tests_pass_after_merging() {
+    let (results, stdout) = fmbench("testsuites", &["--quick"]);
+    // The run did what it says: both targets built, ran tests, merged something, and compared.
     assert_eq!(results.len(), 3, "{stdout}");
-    for t in results {
+    for t in &results {
         let name = format!("{}/{}", t["crate"], t["target"]);
         // A program's one outcome is its stdout (hashed) and exit status.
         let least = if t["target"].as_str().unwrap().starts_with("bin:") { 1 } else { 5 };
@@ -54,25 +61,9 @@ fn crates_own_tests_pass_after_merging() {
 
 #[test]
 fn c_and_cxx_test_suites_pass_after_merging() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("csuites");
-    let json = work.join("quick.json");
-    let out = Command::new("python3")
-        .arg(root.join("bench/fmbench"))
-        .args(["csuites", "expat", "--modes", "default,whole-program", "--fmerge"])
-        .arg(env!("CARGO_BIN_EXE_fmerge"))
-        .arg("--json")
-        .arg(&json)
-        .env("FMERGE_TESTSUITES_WORK", &work)
-        .output()
-        .expect("python3 runs bench/fmbench csuites");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "expat's tests differ after merging:\n{stdout}\n{stderr}");
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let results = r["results"].as_array().unwrap();
+    let (results, stdout) = fmbench("csuites", &["expat"]);
     assert_eq!(results.len(), 2, "{stdout}");
-    for t in results {
+    for t in &results {
         let name = format!("expat/{}", t["target"]);
         assert!(t["baseline"]["passed"].as_u64().unwrap() >= 40, "{name}: too few checks ran");
         for mode in ["default", "whole-program"] {

@@ -125,6 +125,21 @@ pub enum Linkage {
 }
 
 impl Linkage {
+    /// Every linkage, in the order of the enum.
+    pub const ALL: [Linkage; 11] = [
+        Linkage::External,
+        Linkage::AvailableExternally,
+        Linkage::LinkOnceAny,
+        Linkage::LinkOnceOdr,
+        Linkage::WeakAny,
+        Linkage::WeakOdr,
+        Linkage::Appending,
+        Linkage::Internal,
+        Linkage::Private,
+        Linkage::ExternalWeak,
+        Linkage::Common,
+    ];
+
     /// Local to the module (internal or private)?
     pub fn is_local(self) -> bool {
         matches!(self, Linkage::Internal | Linkage::Private)
@@ -254,23 +269,10 @@ mod tests {
 
     #[test]
     fn linkages_convert_both_ways() {
-        use Linkage::*;
-        for l in [
-            External,
-            AvailableExternally,
-            LinkOnceAny,
-            LinkOnceOdr,
-            WeakAny,
-            WeakOdr,
-            Appending,
-            Internal,
-            Private,
-            ExternalWeak,
-            Common,
-        ] {
+        for l in Linkage::ALL {
             assert_eq!(Linkage::from_llvm(l.to_llvm()), l);
         }
-        assert_eq!(Linkage::from_llvm(LLVMLinkage::LLVMLinkerPrivateLinkage), Private);
+        assert_eq!(Linkage::from_llvm(LLVMLinkage::LLVMLinkerPrivateLinkage), Linkage::Private);
     }
 
     #[test]

@@ -34,6 +34,20 @@ pub fn compile(src: &Path, out: &Path, extra: &[&str]) {
     run_ok(&mut cmd);
 }
 
+/// The demo program (`examples/demo`) compiled at -Os and linked into DIR/demo.bc.
+pub fn demo_module(dir: &Path) -> PathBuf {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo");
+    let mut parts = Vec::new();
+    for f in ["main.c", "handlers.c", "containers.cpp"] {
+        let out = dir.join(format!("{f}.bc"));
+        compile(&demo.join(f), &out, &[]);
+        parts.push(out);
+    }
+    let module = dir.join("demo.bc");
+    run_ok(Command::new("llvm-link-22").args(&parts).arg("-o").arg(&module));
+    module
+}
+
 /// Links a bitcode module into an executable, optimized and compiled at -O2 (where code
 /// generation exploits lifetime markers, attributes and flags that -O0 ignores).
 pub fn link(bc: &Path, exe: &Path) {
