@@ -104,9 +104,9 @@ impl<'m> Proposal<'m> {
         }
     }
 
-    /// The work the members' calls add at run time (`fmerge_core::work::call_work`): each
-    /// member's call count (`calls`, in member order) times its thunk's jump and the arguments
-    /// it passes beyond its own.
+    /// The work the members' calls add at run time
+    /// (`fmerge_core::profiling::work::call_work`): each member's call count (`calls`, in
+    /// member order) times its thunk's jump and the arguments it passes beyond its own.
     pub fn call_work(&self, calls: &[u64]) -> u64 {
         self.args
             .iter()
@@ -114,7 +114,7 @@ impl<'m> Proposal<'m> {
             .zip(calls)
             .map(|((args, &rewrite), &n)| {
                 let extra = args.iter().filter(|x| matches!(x, Arg::Value(_))).count();
-                fmerge_core::work::call_work(n, !rewrite, extra)
+                fmerge_core::profiling::work::call_work(n, !rewrite, extra)
             })
             .fold(0u64, u64::saturating_add)
     }

@@ -39,9 +39,9 @@ use fmerge_core::fingerprint::OpcodeTypeFingerprint;
 use fmerge_core::ir::{FuncData, ModuleTables, traits};
 use fmerge_core::lsh::{LshConfig, LshIndex};
 use fmerge_core::minhash::{MinHashConfig, MinHasher};
+use fmerge_core::profiling::work;
 use fmerge_core::profit::{self, Verdict};
 use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
-use fmerge_core::work;
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
 use fmerge_llvm::{Module, Target, Value, cost};
 use params::ParamMap;
@@ -120,7 +120,7 @@ struct Pending<'m> {
     cost: RunCost,
 }
 
-/// What a merge costs at run time by the profile (see `crate::profile`).
+/// What a merge costs at run time by the profile (see `crate::profiling::pricing`).
 #[derive(Clone, Copy, Debug, Default)]
 struct RunCost {
     /// Executed instructions it adds.
@@ -452,7 +452,11 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         }
         self.report.work.set_body(
             p.body.name(),
-            if cost.ran { crate::profile::Counts::Unknown } else { crate::profile::Counts::Cold },
+            if cost.ran {
+                crate::profiling::pricing::Counts::Unknown
+            } else {
+                crate::profiling::pricing::Counts::Cold
+            },
         );
         // Call sites about to be rewritten belong to functions whose lowering goes stale.
         let mut stale = Vec::new();

@@ -2,7 +2,7 @@
 //! work, with a static bound on the error.
 //!
 //! **What.** A function's probes each add `c_p` work per execution (work mode,
-//! [`crate::probes::block_coefficients`]). Dropping probe `p` loses `|c_p|` each time it runs.
+//! [`super::probes::block_coefficients`]). Dropping probe `p` loses `|c_p|` each time it runs.
 //! The function is cut into *regions*: each natural loop, and the outer region. A region seen
 //! as a DAG has the region's own blocks, the headers of its directly nested loops as single
 //! nodes standing for the whole nested loop, and no back edges. Each probe belongs to the
@@ -21,7 +21,7 @@
 //! **Limits.** Irreducible control flow (a cycle with no header dominating it) has no natural
 //! loops to cut along: such functions keep every probe.
 
-use crate::probes::{Cfg, FlowEdge};
+use super::probes::{Cfg, FlowEdge};
 
 /// Up to this many probes in a region, the knapsack is solved exactly.
 pub const EXACT_LIMIT: usize = 14;
@@ -298,7 +298,7 @@ pub fn relax_regions(cfg: &Cfg, block_work: &[u64], probes: &[Probe], max_error:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probes::{block_coefficients, place};
+    use crate::profiling::probes::{block_coefficients, place};
 
     /// entry 0 -> loop header 1 -> either arm 2 or 4 -> latch 5 (-> 1 back, or -> exit 3).
     fn looped() -> Cfg {

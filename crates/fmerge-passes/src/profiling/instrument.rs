@@ -2,12 +2,11 @@
 //! Larus), and `fmerge opt --profile`: the counts put back into the module.
 //!
 //! **Instrumenting.** For every function: its control-flow graph with LLVM's static
-//! frequency estimate as edge weights ([`fmerge_llvm::instrument`]); the blocks that leave it
-//! (returns) and those that may leave it without coming back (a call that may unwind, never
-//! return, or reach `exit()`/`longjmp`, by an analysis of the whole module; with
-//! `--assume-calls-return` only the first two);
-//! [`fmerge_core::probes::place`] picks the counters, one per edge outside a maximum spanning
-//! tree. Where a counter sits:
+//! frequency estimate as edge weights ([`fmerge_llvm::profiling::instrument`]); the blocks
+//! that leave it (returns) and those that may leave it without coming back (a call that may
+//! unwind, never return, or reach `exit()`/`longjmp`, by an analysis of the whole module; with
+//! `--assume-calls-return` only the first two); [`fmerge_core::profiling::probes::place`]
+//! picks the counters, one per edge outside a maximum spanning tree. Where a counter sits:
 //! - an edge `u → v`: at the end of `u` if `u` has one successor (and its terminator is not a
 //!   call: a counter before an `invoke` would run before the call), else at the start of `v`
 //!   if `v` has one predecessor, else in a new block splitting the edge (an unwind edge into a
@@ -33,13 +32,15 @@
 //! **Applying a profile.** Each defined function whose name and control-flow hash match a
 //! function of the profile gets its entry count and branch weights; the module gets a profile
 //! summary. From then on it is a module "built with a profile", exactly like one from clang
-//! PGO: [`crate::profile`] keeps hot functions out of merges that add work, and LLVM's own
-//! passes see the counts.
+//! PGO: [`crate::profiling::pricing`] keeps hot functions out of merges that add work, and
+//! LLVM's own passes see the counts.
 
-use fmerge_core::costmodel::CostTable;
-use fmerge_core::probes::{self, Cfg, FlowEdge};
-use fmerge_core::profdata::{FunctionProbes, MapOptions, ProbeMap, Profile, Scheme, cfg_hash};
-use fmerge_llvm::instrument::{ControlFlow, CounterSite, ProfileData, Promotion};
+use fmerge_core::profiling::costmodel::CostTable;
+use fmerge_core::profiling::files::{
+    FunctionProbes, MapOptions, ProbeMap, Profile, Scheme, cfg_hash,
+};
+use fmerge_core::profiling::probes::{self, Cfg, FlowEdge};
+use fmerge_llvm::profiling::instrument::{ControlFlow, CounterSite, ProfileData, Promotion};
 use fmerge_llvm::{Module, Value};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -248,17 +249,21 @@ fn relax_work(
             for (f, up) in functions.iter().zip(updates.iter_mut()) {
                 let Scheme::Edges { sites } = &f.scheme else { continue };
                 let placement = probes::place(&f.cfg);
-                let probes: Vec<fmerge_core::relax::Probe> = sites
-                    .iter()
-                    .zip(placement.site_weights())
-                    .zip(up.iter())
-                    .map(|((&site, frequency), &increment)| fmerge_core::relax::Probe {
-                        site,
-                        increment,
-                        frequency,
-                    })
-                    .collect();
-                let drop = fmerge_core::relax::relax_regions(&f.cfg, &block_work(f), &probes, *m);
+                let probes: Vec<fmerge_core::profiling::relax::Probe> =
+                    sites
+                        .iter()
+                        .zip(placement.site_weights())
+                        .zip(up.iter())
+                        .map(|((&site, frequency), &increment)| {
+                            fmerge_core::profiling::relax::Probe { site, increment, frequency }
+                        })
+                        .collect();
+                let drop = fmerge_core::profiling::relax::relax_regions(
+                    &f.cfg,
+                    &block_work(f),
+                    &probes,
+                    *m,
+                );
                 for (u, d) in up.iter_mut().zip(drop) {
                     if d {
                         *u = 0;
@@ -267,7 +272,7 @@ fn relax_work(
             }
         }
         Relax::Whole(m, profile) => {
-            let by_key: HashMap<(&str, u64), &fmerge_core::profdata::FunctionProfile> =
+            let by_key: HashMap<(&str, u64), &fmerge_core::profiling::files::FunctionProfile> =
                 profile.functions.iter().map(|p| ((p.name.as_str(), p.cfg_hash), p)).collect();
             let mut items = Vec::new();
             let mut at = Vec::new();
@@ -292,7 +297,9 @@ fn relax_work(
                     at.push((k, j));
                 }
             }
-            for ((k, j), d) in at.into_iter().zip(fmerge_core::profdata::relax_whole(&items, *m)) {
+            for ((k, j), d) in
+                at.into_iter().zip(fmerge_core::profiling::files::relax_whole(&items, *m))
+            {
                 if d {
                     updates[k][j] = 0;
                 }
@@ -343,7 +350,7 @@ fn cfg_of(flow: &ControlFlow, slots: &Slots) -> Cfg {
         .filter(|&i| edge_site(flow, slots, i).is_none())
         .map(|i| i as u32)
         .collect();
-    let blocks_where = |p: fn(fmerge_llvm::instrument::BlockFacts) -> bool| {
+    let blocks_where = |p: fn(fmerge_llvm::profiling::instrument::BlockFacts) -> bool| {
         (0..flow.blocks as u32).filter(|&b| p(flow.facts[b as usize])).collect()
     };
     Cfg {
@@ -490,7 +497,8 @@ pub struct ProfileUse {
 /// unknown, fmerge as not hot). A name listed twice with the same control flow (two static
 /// functions of different modules) is ambiguous and skipped as stale.
 pub fn apply_profile(module: &Module<'_>, profile: &Profile) -> ProfileUse {
-    let mut by_name: HashMap<&str, Vec<&fmerge_core::profdata::FunctionProfile>> = HashMap::new();
+    let mut by_name: HashMap<&str, Vec<&fmerge_core::profiling::files::FunctionProfile>> =
+        HashMap::new();
     for f in &profile.functions {
         by_name.entry(f.name.as_str()).or_default().push(f);
     }

@@ -2,7 +2,7 @@
 //! instrumented module, the raw records the instrumented program appends at exit, and the
 //! merged profile `fmerge opt --profile` reads.
 //!
-//! **Flow.** `instrument` places probes per function ([`crate::probes::place`]) and records,
+//! **Flow.** `instrument` places probes per function ([`super::probes::place`]) and records,
 //! for each function, its control-flow graph, how it is counted and which counters it owns
 //! ([`ProbeMap`], JSON). Each run of the program appends one [`RawRecord`] per instrumented
 //! module to the raw file: a 56-byte header (magic `FMPRAW03`, module id, number of counters,
@@ -10,7 +10,7 @@
 //! exit, else the signal that ended it) and the counters, all little-endian `u64`. [`read_raw`]
 //! steps over records a killed writer left incomplete. [`merge`] sums the
 //! records of each module, rebuilds every block and edge count with the map
-//! ([`crate::probes::reconstruct`]) and writes a [`Profile`] (JSON), keyed by function name and
+//! ([`super::probes::reconstruct`]) and writes a [`Profile`] (JSON), keyed by function name and
 //! a hash of the function's control-flow graph, so that a profile never lands on a function
 //! whose code changed.
 //!
@@ -20,9 +20,9 @@
 //! (`--probes blocks`, the reference the optimal counts are checked against) or when its
 //! optimal placement needs a counter on an edge that cannot be split.
 
-use crate::costmodel::CostTable;
+use super::costmodel::CostTable;
+use super::probes::{self, Cfg, FlowEdge};
 use crate::hash::StableHasher;
-use crate::probes::{self, Cfg, FlowEdge};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use thiserror::Error;
@@ -383,7 +383,7 @@ pub struct Profile {
     /// CPU nanoseconds of each record's process, in the same order.
     #[serde(default)]
     pub cpu_ns: Vec<u64>,
-    /// Instructions executed per cost class ([`crate::costmodel::class_of`]), over all runs
+    /// Instructions executed per cost class ([`super::costmodel::class_of`]), over all runs
     /// (counters mode): the regressors of the cost model.
     #[serde(default)]
     pub executed: BTreeMap<String, u64>,
@@ -518,7 +518,7 @@ pub fn merge(maps: &[ProbeMap], records: &[RawRecord]) -> Profile {
         if m.work.is_some() {
             continue; // work mode: the runs' work is the profile
         }
-        let classes: Vec<&str> = m.opcodes.iter().map(|o| crate::costmodel::class_of(o)).collect();
+        let classes: Vec<&str> = m.opcodes.iter().map(|o| super::costmodel::class_of(o)).collect();
         // Runs of this module ended by exit and others by a signal.
         let fallback = ends[0] > 0 && ends[1] > 0;
         for f in &m.functions {

@@ -9,15 +9,15 @@
 //!
 //! fmerge turns them into block counts (LLVM's `BlockFrequencyInfo`), the module's **work**
 //! (executed IR instructions: Σ block count × block instructions) and, for every merge with
-//! constants or of similar functions, the work it **adds** (`fmerge_core::work`: calls times
-//! the thunk's jump and extra arguments, parameterized constants and `select`s/branches on the
-//! function id times how often their original blocks ran). The merges of a module may add at
-//! most `--max-slowdown` (0.5% by default) of its work together: each stage spends that budget
-//! on the merges that save the most bytes per unit of added work first, in the batches it
-//! decides together (a round of merging with constants; a batch of similar merges). Functions
-//! the profile never saw run (count 0), and functions without counts in a module that has a
-//! profile (as LLVM treats them), are cold: merging them is free. Identical merges are not
-//! priced (they cost at most a jump).
+//! constants or of similar functions, the work it **adds** (`fmerge_core::profiling::work`:
+//! calls times the thunk's jump and extra arguments, parameterized constants and
+//! `select`s/branches on the function id times how often their original blocks ran). The
+//! merges of a module may add at most `--max-slowdown` (0.5% by default) of its work together:
+//! each stage spends that budget on the merges that save the most bytes per unit of added work
+//! first, in the batches it decides together (a round of merging with constants; a batch of
+//! similar merges). Functions the profile never saw run (count 0), and functions without
+//! counts in a module that has a profile (as LLVM treats them), are cold: merging them is
+//! free. Identical merges are not priced (they cost at most a jump).
 //!
 //! A merged body inherits counts when they are known: a body of functions equal up to
 //! constants has their control flow, so its block counts are the members' summed. A similar
@@ -30,7 +30,7 @@
 //! cost. Global merging's parameterized copies (`crate::global`) use that cut at 99%.
 
 use crate::options::Options;
-use fmerge_core::work::{self, WorkBudget};
+use fmerge_core::profiling::work::{self, WorkBudget};
 use fmerge_llvm::Module;
 use serde::Serialize;
 use std::collections::HashMap;

@@ -4,7 +4,7 @@
 //! metadata.
 //!
 //! The placement itself (which edges get a counter) is LLVM-free:
-//! `fmerge_core::probes`. This module only reads and writes IR.
+//! `fmerge_core::profiling::probes`. This module only reads and writes IR.
 
 use crate::ffi;
 use crate::module::Module;
@@ -106,8 +106,8 @@ pub enum CounterSite {
 }
 
 /// Magic number at the start of every record the runtime writes (`FMPRAW02`, little endian).
-pub use fmerge_core::profdata::RAW_MAGIC;
-use fmerge_core::profdata::{RAW_END_WORD, RAW_HEADER_WORDS};
+pub use fmerge_core::profiling::files::RAW_MAGIC;
+use fmerge_core::profiling::files::{RAW_END_WORD, RAW_HEADER_WORDS};
 
 impl<'m> Value<'m> {
     /// The number of blocks and the edges, one per successor slot (blocks by index, in block

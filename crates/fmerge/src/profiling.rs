@@ -7,18 +7,18 @@ use crate::cli::{
 };
 use crate::input::read_file;
 use anyhow::{Context, Result};
-use fmerge_core::costmodel::{self, CostTable, TrainingRun};
-use fmerge_core::profdata::{self, ProbeMap, Profile, RAW_MAGIC};
+use fmerge_core::profiling::costmodel::{self, CostTable, TrainingRun};
+use fmerge_core::profiling::files::{self, ProbeMap, Profile, RAW_MAGIC};
 use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
 use fmerge_llvm::{Llvm, Target};
-use fmerge_passes::instrument::{InstrumentOptions, Probes, Relax};
+use fmerge_passes::profiling::instrument::{InstrumentOptions, Probes, Relax};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
 fn read_text(path: &Path) -> Result<String> {
     String::from_utf8(read_file(path)?).map_err(|_| {
-        profdata::Error::Format(format!("{} is not a text (JSON) file", path.display())).into()
+        files::Error::Format(format!("{} is not a text (JSON) file", path.display())).into()
     })
 }
 
@@ -51,7 +51,7 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         (ModeKind::Work, None) => Some(CostTable::builtin()),
         (ModeKind::Work, Some(p)) => Some(
             CostTable::from_json(&read_text(p)?)
-                .map_err(profdata::Error::Format)
+                .map_err(files::Error::Format)
                 .with_context(|| format!("reading {}", p.display()))?,
         ),
     };
@@ -100,8 +100,8 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         promote: !args.no_promote,
         write_on_signal: args.write_on_signal,
     };
-    let fmerge_passes::instrument::Instrumented { map, promotion } =
-        fmerge_passes::instrument::instrument(&mut module, opts)?;
+    let fmerge_passes::profiling::instrument::Instrumented { map, promotion } =
+        fmerge_passes::profiling::instrument::instrument(&mut module, opts)?;
     let (emit, target) = match args.emit {
         EmitKind::Bc => (Emit::Bitcode, Target::for_module(&module, args.target.as_deref())?),
         EmitKind::Ll => (Emit::Text, Target::for_module(&module, args.target.as_deref())?),
@@ -172,7 +172,7 @@ pub fn merge(args: ProfileMergeArgs) -> Result<()> {
         let bytes = read_file(p)?;
         if bytes.len() >= 8 && bytes[..8] == RAW_MAGIC.to_le_bytes() {
             let raw =
-                profdata::read_raw(&bytes).with_context(|| format!("reading {}", p.display()))?;
+                files::read_raw(&bytes).with_context(|| format!("reading {}", p.display()))?;
             records.extend(raw.records);
             damaged_bytes += raw.damaged_bytes;
         } else if bytes.is_empty() {
@@ -185,7 +185,7 @@ pub fn merge(args: ProfileMergeArgs) -> Result<()> {
     if !records.is_empty() && maps.is_empty() {
         anyhow::bail!("raw records need the probe map of their module: add --map FILE.fpmap");
     }
-    let mut profile = profdata::merge(&maps, &records);
+    let mut profile = files::merge(&maps, &records);
     profile.damaged_bytes += damaged_bytes;
     for e in &earlier {
         profile.add(e);
@@ -340,7 +340,7 @@ pub fn compare(args: ProfileCompareArgs) -> Result<()> {
         };
         p.work.iter().copied().zip(time.iter().copied()).collect()
     };
-    let Some(c) = profdata::compare_builds(&runs(&a), &runs(&b)) else {
+    let Some(c) = files::compare_builds(&runs(&a), &runs(&b)) else {
         anyhow::bail!(
             "both profiles need runs with work and time: profiles of `fmerge instrument --mode work` builds"
         );
@@ -372,7 +372,7 @@ pub fn fit(args: ProfileFitArgs) -> Result<()> {
     let mut runs = Vec::new();
     for (k, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let r: TrainingRun = serde_json::from_str(line).map_err(|e| {
-            profdata::Error::Format(format!("{} line {}: {e}", args.runs.display(), k + 1))
+            files::Error::Format(format!("{} line {}: {e}", args.runs.display(), k + 1))
         })?;
         runs.push(r);
     }
