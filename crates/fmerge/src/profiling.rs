@@ -340,7 +340,7 @@ pub fn compare(args: ProfileCompareArgs) -> Result<()> {
         };
         p.work.iter().copied().zip(time.iter().copied()).collect()
     };
-    let Some(c) = files::compare_builds(&runs(&a), &runs(&b)) else {
+    let Some(c) = costmodel::compare_builds(&runs(&a), &runs(&b)) else {
         anyhow::bail!(
             "both profiles need runs with work and time: profiles of `fmerge instrument --mode work` builds"
         );

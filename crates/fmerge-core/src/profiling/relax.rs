@@ -20,6 +20,9 @@
 //!
 //! **Limits.** Irreducible control flow (a cycle with no header dominating it) has no natural
 //! loops to cut along: such functions keep every probe.
+//!
+//! **Whole program.** [`relax_whole`] drops probes over the whole program instead, within a
+//! fraction of the work of training runs: a bound for runs like those only.
 
 use super::probes::{Cfg, FlowEdge};
 
@@ -295,6 +298,38 @@ pub fn relax_regions(cfg: &Cfg, block_work: &[u64], probes: &[Probe], max_error:
     drop
 }
 
+/// Whole-program relaxation of work instrumentation (seed 001, §4.4): which probes to drop so
+/// that the work lost stays within `max_error` (a fraction) of the total work of a training
+/// profile, while dropping as many probe executions as possible. A 0-1 knapsack: item `p` has
+/// value `count_p` (the executions saved) and weight `|c_p|·count_p` (the work it would have
+/// added); capacity `max_error · Σ c_p·count_p`. Dantzig's greedy order for it is by value per
+/// weight, `1/|c_p|`: the probes that add the least work per execution go first (ties: the
+/// most executed first). Probes that never ran in training are kept (dropping them saves
+/// nothing there and their error is unknown). `items[p] = (c_p, count_p)`; returns which to
+/// drop. The bound holds for runs like the training ones only.
+pub fn relax_whole(items: &[(i64, u64)], max_error: f64) -> Vec<bool> {
+    let total: i128 = items.iter().map(|&(c, n)| i128::from(c) * i128::from(n)).sum();
+    let mut budget = (max_error.max(0.0) * total.max(0) as f64) as i128;
+    let mut order: Vec<usize> = (0..items.len()).filter(|&p| items[p].1 > 0).collect();
+    order.sort_by(|&a, &b| {
+        items[a]
+            .0
+            .unsigned_abs()
+            .cmp(&items[b].0.unsigned_abs())
+            .then(items[b].1.cmp(&items[a].1))
+            .then(a.cmp(&b))
+    });
+    let mut drop = vec![false; items.len()];
+    for p in order {
+        let cost = i128::from(items[p].0.unsigned_abs()) * i128::from(items[p].1);
+        if cost <= budget {
+            budget -= cost;
+            drop[p] = true;
+        }
+    }
+    drop
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,5 +441,30 @@ mod tests {
         let probes: Vec<Probe> =
             place(&g).sites().map(|site| Probe { site, increment: 1, frequency: 1.0 }).collect();
         assert!(!relax_regions(&g, &[5, 5, 5, 5], &probes, 1.0).iter().any(|&d| d));
+    }
+
+    #[test]
+    fn whole_program_relaxation_stays_within_its_error_budget() {
+        // (work per execution, executions)
+        let items = [(100, 10), (1, 1000), (2, 500), (-3, 100), (50, 0), (0, 7)];
+        let total: i64 = items.iter().map(|&(c, n)| c * n as i64).sum();
+        for m in [0.0, 0.01, 0.1, 0.5, 1.0] {
+            let d = relax_whole(&items, m);
+            let lost: i64 = items
+                .iter()
+                .zip(&d)
+                .filter(|(_, d)| **d)
+                .map(|(&(c, n), _)| c.abs() * n as i64)
+                .sum();
+            assert!(lost as f64 <= m * total as f64 + 1e-9, "{m}: {lost} of {total}");
+            assert!(!d[4], "a probe that never ran is kept");
+        }
+        // The total is 2,700. The cheapest per execution go first: with 10% (270) only the
+        // zero-work probe fits; with 75% (2,025) also the 1- and 2-per-execution ones (1,000
+        // each), and then nothing else fits.
+        let d = relax_whole(&items, 0.1);
+        assert_eq!(d, vec![false, false, false, false, false, true]);
+        let d = relax_whole(&items, 0.75);
+        assert_eq!(d, vec![false, true, true, false, false, true]);
     }
 }
