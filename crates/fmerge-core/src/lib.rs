@@ -28,7 +28,8 @@
 //! - [`align`]: the instruction-merging legality predicate, Needleman–Wunsch, HyFM block pairing
 //!   and SalSSA whole-function alignment.
 //! - [`profiling`]: fmerge's own edge profiler (optimal probe placement, its files, the cost
-//!   model) and the work merges add to a profiled run.
+//!   model) and the work merges add to a profiled run; its header has the glossary of
+//!   profile, count, work, cost, budget.
 
 pub mod align;
 pub mod bitcode;

@@ -386,7 +386,7 @@ fn add_probes(rng: &mut Rng, f: &mut Function) {
 
 /// A fresh random function.
 pub fn function(rng: &mut Rng, name: String, feat: Features<'_>) -> Function {
-    let work = if rng.chance(50) { Ty::I32 } else { Ty::I64 };
+    let arith = if rng.chance(50) { Ty::I32 } else { Ty::I64 };
     let nparams = rng.range(1, 4) as usize;
     let mut params: Vec<Param> = Vec::new();
     for _ in 0..nparams {
@@ -405,10 +405,10 @@ pub fn function(rng: &mut Rng, name: String, feat: Features<'_>) -> Function {
     } else {
         vec![]
     };
-    let ret = if rng.chance(60) { work } else { *rng.pick(&[Ty::I32, Ty::I64, Ty::I8]) };
+    let ret = if rng.chance(60) { arith } else { *rng.pick(&[Ty::I32, Ty::I64, Ty::I8]) };
     let mut f = Function {
         name,
-        work,
+        arith,
         ret,
         params,
         locals,
@@ -1199,7 +1199,7 @@ pub fn mutate(
                 }
             }
             12 if rng.chance(30) => {
-                func.work = if func.work == Ty::I32 { Ty::I64 } else { Ty::I32 };
+                func.arith = if func.arith == Ty::I32 { Ty::I64 } else { Ty::I32 };
                 true
             }
             13 => {

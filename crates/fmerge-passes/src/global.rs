@@ -59,7 +59,7 @@ fn candidates<'m>(
     // Hot functions by the module's profile get no parameterized copy (see
     // `crate::profiling::pricing`): the same cut in `summarize` and `apply`, so a module's
     // summary and its application agree.
-    let profile = crate::profiling::pricing::Profile::read(
+    let profile = crate::profiling::pricing::ModuleProfile::read(
         module,
         Some(crate::profiling::pricing::DEFAULT_HOT_PERCENTILE),
         0.0,

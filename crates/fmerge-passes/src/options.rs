@@ -113,7 +113,7 @@ pub struct Options {
     pub hot_percentile: Option<u32>,
     /// The module's profile, read by [`crate::optimize`] (callers leave it `None`).
     #[serde(skip)]
-    pub profile: Option<std::sync::Arc<crate::profiling::pricing::Profile>>,
+    pub profile: Option<std::sync::Arc<crate::profiling::pricing::ModuleProfile>>,
 }
 
 impl Default for Options {

@@ -46,7 +46,7 @@ pub fn optimize(
     opts.profile = opts
         .use_profile
         .then(|| {
-            crate::profiling::pricing::Profile::read(
+            crate::profiling::pricing::ModuleProfile::read(
                 module,
                 opts.hot_percentile,
                 opts.max_slowdown,
@@ -196,7 +196,7 @@ fn run_stages(
     progress: &dyn Fn(&str),
 ) -> Result<Report, LlvmError> {
     let mut report = Report {
-        work: crate::profiling::pricing::Ledger::new(opts.profile.as_deref()),
+        ledger: crate::profiling::pricing::Ledger::new(opts.profile.as_deref()),
         ..Report::default()
     };
     if opts.stages.identical {

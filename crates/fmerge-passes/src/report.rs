@@ -132,9 +132,9 @@ pub struct Report {
     /// The module's profile and what merging did with it (only when it has one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::profiling::pricing::ProfileRecord>,
-    /// The budget of added run-time work and what merged bodies cost, while the stages run.
+    /// The slowdown budget and the counts of merged bodies, while the stages run.
     #[serde(skip)]
-    pub work: crate::profiling::pricing::Ledger,
+    pub ledger: crate::profiling::pricing::Ledger,
 }
 
 impl StageStats {

@@ -31,10 +31,12 @@ fn main() {
         cli::Command::Apply(args) => global::apply(args),
         cli::Command::Bisect(args) => bisect::run(args),
         cli::Command::Instrument(args) => profiling::instrument(args),
-        cli::Command::Profile(cli::ProfileCommand::Merge(args)) => profiling::merge(args),
-        cli::Command::Profile(cli::ProfileCommand::Show(args)) => profiling::show(args),
-        cli::Command::Profile(cli::ProfileCommand::Compare(args)) => profiling::compare(args),
-        cli::Command::Profile(cli::ProfileCommand::Fit(args)) => profiling::fit(args),
+        cli::Command::Profile(cli::ProfileCommand::Merge(args)) => profiling::profile_merge(args),
+        cli::Command::Profile(cli::ProfileCommand::Show(args)) => profiling::profile_show(args),
+        cli::Command::Profile(cli::ProfileCommand::Compare(args)) => {
+            profiling::profile_compare(args)
+        }
+        cli::Command::Profile(cli::ProfileCommand::Fit(args)) => profiling::profile_fit(args),
     };
     if let Err(e) = result {
         // A closed pipe (`fmerge size x.bc | head`) is the reader's choice, not an error.

@@ -24,7 +24,7 @@ pub fn run(args: OptArgs) -> Result<()> {
     }
     let profile_use = match &args.profile {
         Some(path) => {
-            let profile = crate::profiling::read_profile(path)?;
+            let profile = crate::profiling::read_profile_file(path)?;
             let used = fmerge_passes::profiling::apply::apply_profile(&module, &profile);
             if !used.stale.is_empty() {
                 eprintln!(

@@ -1,15 +1,18 @@
-//! The work metric's cost model (seed 001, §3): the work of a run is
+//! The cost model (seed 001, §3, where it is the work metric): the cost of a run is
 //! `ΔW = ε + Σ_B w(B)·f(B)`, with `w(B) = Σ_i w_i·N_B(i)` the cost of block `B`'s
-//! instructions. The costs `w_i` are fitted by linear regression of measured run times of
-//! unoptimised programs on `X_i = Σ_B N_B(i)·f(B)` (instructions of kind `i` executed), with
-//! non-negative coefficients (a cost is never negative).
+//! instructions, a modelled time. (The command line and the profile files call a run's cost
+//! its *work*, after the seed: `--mode work`, "work per second".) The costs `w_i` are fitted
+//! by linear regression of measured run times of unoptimised programs on
+//! `X_i = Σ_B N_B(i)·f(B)` (instructions of kind `i` executed), with non-negative
+//! coefficients (a cost is never negative).
 //!
 //! Instructions are grouped into classes ([`class_of`]) with one cost each: the training runs
 //! fmerge has (a few programs, tens of inputs) cannot separate fifty-odd opcodes that always
 //! occur together, and a class of opcodes that cost about the same is what a fit can find.
-//! Costs are integers in picoseconds so that work counters stay integers.
+//! Costs are integers in picoseconds so that cost counters stay integers.
 //!
-//! [`compare_builds`] compares two builds by work per second over their runs.
+//! [`compare_builds`] compares two builds by cost per second over their runs: a build that
+//! gets through more modelled time per second of measured time is faster.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -73,7 +76,8 @@ pub struct FitStats {
 pub const COST_FORMAT: &str = "fmerge-cost-table-1";
 
 impl CostTable {
-    /// Every instruction costs 1 (the work is then the number of IR instructions executed).
+    /// Every instruction costs 1 (a run's cost is then the number of IR instructions it
+    /// executed: its work).
     pub fn unit() -> CostTable {
         CostTable {
             format: COST_FORMAT.into(),
@@ -293,28 +297,28 @@ fn least_squares_on(a: &[Vec<f64>], b: &[f64], passive: &[bool]) -> Vec<f64> {
     x
 }
 
-/// Two builds compared by work per second (seed 001's P = ΔW/Δt) over runs on different
+/// Two builds compared by cost per second (seed 001's P = ΔW/Δt) over runs on different
 /// inputs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BuildComparison {
     pub runs_a: usize,
     pub runs_b: usize,
-    /// Mean work per second of each build's runs.
+    /// Mean cost per second of each build's runs.
     pub mean_a: f64,
     pub mean_b: f64,
-    /// mean_b / mean_a: above 1, B does more work per second (is faster).
+    /// mean_b / mean_a: above 1, B gets through more cost per second (is faster).
     pub ratio: f64,
     /// 95% bootstrap confidence interval of the ratio (runs resampled within each build).
     pub ci: (f64, f64),
 }
 
-/// Compares the runs `(work, wall ns)` of two builds. `None` if a build has no run with both
-/// work and time.
+/// Compares the runs `(cost, ns)` of two builds. `None` if a build has no run with both
+/// cost and time.
 pub fn compare_builds(a: &[(u64, u64)], b: &[(u64, u64)]) -> Option<BuildComparison> {
     let perf = |runs: &[(u64, u64)]| -> Vec<f64> {
         runs.iter()
             .filter(|r| r.0 > 0 && r.1 > 0)
-            .map(|&(w, t)| w as f64 / (t as f64 * 1e-9))
+            .map(|&(c, t)| c as f64 / (t as f64 * 1e-9))
             .collect()
     };
     let (pa, pb) = (perf(a), perf(b));
@@ -407,7 +411,7 @@ mod tests {
 
     #[test]
     fn build_comparison_finds_the_faster_build_whatever_the_inputs() {
-        // Build B does 10% more work per second; inputs (work) vary 100x between runs.
+        // Build B gets through 10% more cost per second; inputs (cost) vary 100x between runs.
         let a: Vec<(u64, u64)> =
             (1..=20).map(|k| (k * k * 1000, k * k * 1000 * (100 + k % 3))).collect();
         let b: Vec<(u64, u64)> =

@@ -1,4 +1,15 @@
-//! Profiling: fmerge's edge-profiling counters in IR, their runtime, and profiles put back as
-//! `!prof` metadata.
+//! Profiling in LLVM IR: the IR side of fmerge's profiling vertical (see
+//! `fmerge_core::profiling` for the whole picture and its glossary).
+//!
+//! - [`instrument`]: what probe placement needs of a function's control flow (blocks, one
+//!   edge per successor slot, static weights, which blocks may leave without coming back),
+//!   counter updates at the chosen sites, counter promotion, the module's counter data and
+//!   the runtime that appends it as a raw record at exit, and a profile's counts written back
+//!   as `!prof` metadata (entry counts, branch weights, the profile summary). The C++ half is
+//!   in the shim.
+//!
+//! Reading the profile a module was built with is part of the IR handles it reads:
+//! `Value::entry_count`, `Value::max_profile_count` and `Value::block_profile_counts` (block
+//! counts by LLVM's `BlockFrequencyInfo`), and `Module::profile_hot_threshold`.
 
 pub mod instrument;

@@ -6,7 +6,7 @@
 //! [`crate::profiling::pricing`] keeps hot functions out of merges that add work, and LLVM's
 //! own passes see the counts.
 
-use fmerge_core::profiling::files::{Profile, cfg_hash};
+use fmerge_core::profiling::files::{FunctionProfile, ProfileFile, cfg_hash};
 use fmerge_core::profiling::probes::Cfg;
 use fmerge_llvm::Module;
 use serde::Serialize;
@@ -29,9 +29,8 @@ pub struct ProfileUse {
 /// Functions the profile does not know are left without counts (LLVM then treats them as
 /// unknown, fmerge as not hot). A name listed twice with the same control flow (two static
 /// functions of different modules) is ambiguous and skipped as stale.
-pub fn apply_profile(module: &Module<'_>, profile: &Profile) -> ProfileUse {
-    let mut by_name: HashMap<&str, Vec<&fmerge_core::profiling::files::FunctionProfile>> =
-        HashMap::new();
+pub fn apply_profile(module: &Module<'_>, profile: &ProfileFile) -> ProfileUse {
+    let mut by_name: HashMap<&str, Vec<&FunctionProfile>> = HashMap::new();
     for f in &profile.functions {
         by_name.entry(f.name.as_str()).or_default().push(f);
     }

@@ -31,7 +31,7 @@
 
 use fmerge_core::profiling::costmodel::CostTable;
 use fmerge_core::profiling::files::{
-    FunctionProbes, MapOptions, ProbeMap, Profile, Scheme, cfg_hash,
+    FunctionProbes, MapOptions, ProbeMap, ProfileFile, Scheme, cfg_hash,
 };
 use fmerge_core::profiling::probes::{self, Cfg, FlowEdge};
 use fmerge_llvm::profiling::instrument::{ControlFlow, CounterSite, ProfileData, Promotion};
@@ -57,11 +57,11 @@ pub struct InstrumentOptions {
     pub atomic: bool,
     /// Only calls that may unwind or never return are abnormal exits.
     pub assume_calls_return: bool,
-    /// Work mode (seed 001): a run records its work, Σ over blocks of cost × count: a counter
-    /// on each probe whose count stands for some work, weighed by that work when profiles are
-    /// merged.
-    pub work: Option<CostTable>,
-    /// Work mode: drop probes that add little work (seed 001's relaxation).
+    /// Cost mode (`--mode work`, seed 001's work metric) and its cost table: a run records its
+    /// cost, Σ over blocks of cost × count: a counter on each probe whose count stands for
+    /// some cost, weighed by that cost when the runs are summed.
+    pub cost_table: Option<CostTable>,
+    /// Cost mode: drop probes that add little cost (seed 001's relaxation).
     pub relax: Option<Relax>,
     /// Counter promotion: keep counters in registers through loops without calls, written
     /// back at the loops' exits ([`fmerge_llvm::Module::promote_counters`]). Never with
@@ -72,15 +72,15 @@ pub struct InstrumentOptions {
     pub write_on_signal: bool,
 }
 
-/// How to relax work instrumentation.
+/// How to relax cost instrumentation.
 #[derive(Clone, Debug)]
 pub enum Relax {
-    /// Per region (loops and the outer region), losing at most this fraction of the work of
+    /// Per region (loops and the outer region), losing at most this fraction of the cost of
     /// any pass through a region: a bound for every input.
     Region(f64),
-    /// Over the whole program, losing at most this fraction of the work of the training runs
+    /// Over the whole program, losing at most this fraction of the cost of the training runs
     /// in the profile (counts of the same module): a bound for runs like those.
-    Whole(f64, Box<Profile>),
+    Whole(f64, Box<ProfileFile>),
 }
 
 /// Why a module cannot be instrumented.
@@ -178,16 +178,15 @@ fn place_counters(
             .collect();
         planned.push((f, probes, sites));
     }
-    if let Some(costs) = &opts.work {
-        // Work mode: every probe stands for some work; a probe whose work is 0, or that
-        // relaxation drops, gets no counter. The counters are weighed when the profile is
-        // merged (one shared work word, as the seed has it, serializes every probe on one
+    if let Some(costs) = &opts.cost_table {
+        // Cost mode: every probe stands for some cost; a probe whose cost is 0, or that
+        // relaxation drops, gets no counter. The counters are weighed when the runs are
+        // summed (one shared cost word, as the seed has it, serializes every probe on one
         // memory word: Lua ran 2x slower than with separate counters).
         let fps: Vec<FunctionProbes> = planned.iter().map(|p| p.1.clone()).collect();
-        let mut incs: Vec<Vec<i64>> =
-            fps.iter().map(|f| work_increments(f, &opcodes, costs)).collect();
+        let mut incs: Vec<Vec<i64>> = fps.iter().map(|f| probe_costs(f, &opcodes, costs)).collect();
         if let Some(relax) = &opts.relax {
-            relax_work(&fps, &opcodes, costs, relax, &mut incs);
+            relax_probe_costs(&fps, &opcodes, costs, relax, &mut incs);
         }
         for ((_, fp, sites), inc) in planned.iter_mut().zip(incs) {
             let kept: Vec<(u32, i64)> = inc
@@ -197,7 +196,7 @@ fn place_counters(
                 .map(|(k, c)| (k as u32, c))
                 .collect();
             *sites = kept.iter().map(|&(k, _)| sites[k as usize]).collect();
-            fp.work = Some(kept);
+            fp.probe_costs = Some(kept);
         }
     }
     let map = ProbeMap::new(
@@ -207,7 +206,7 @@ fn place_counters(
             atomic: opts.atomic,
             assume_calls_return: opts.assume_calls_return,
             opcodes,
-            work: opts.work.clone(),
+            cost_table: opts.cost_table.clone(),
         },
     );
     let data = module.add_profile_data(map.module_id, map.counters);
@@ -221,15 +220,15 @@ fn place_counters(
     Ok(map)
 }
 
-/// Relaxation: sets the work of every dropped probe to 0.
-fn relax_work(
+/// Relaxation: sets the cost of every dropped probe to 0.
+fn relax_probe_costs(
     functions: &[FunctionProbes],
     opcodes: &[String],
     costs: &CostTable,
     relax: &Relax,
     updates: &mut [Vec<i64>],
 ) {
-    let block_work = |f: &FunctionProbes| -> Vec<u64> {
+    let block_costs = |f: &FunctionProbes| -> Vec<u64> {
         f.ops
             .iter()
             .map(|ops| {
@@ -253,7 +252,7 @@ fn relax_work(
                         .collect();
                 let drop = fmerge_core::profiling::relax::relax_regions(
                     &f.cfg,
-                    &block_work(f),
+                    &block_costs(f),
                     &probes,
                     *m,
                 );
@@ -301,12 +300,12 @@ fn relax_work(
     }
 }
 
-/// Work mode: the work each probe's execution stands for, so that `Σ_p c_p·count(p)` equals
+/// Cost mode: the cost each probe's execution stands for, so that `Σ_p c_p·count(p)` equals
 /// `Σ_B w(B)·f(B)`: with block counters, a block's own cost; with optimal probes, the costs of
 /// the blocks whose counts the probe's count stands for, with their coefficients
 /// ([`probes::block_coefficients`]). In wrapping 64-bit arithmetic: coefficients can be
 /// negative, the sum is not.
-fn work_increments(f: &FunctionProbes, opcodes: &[String], costs: &CostTable) -> Vec<i64> {
+fn probe_costs(f: &FunctionProbes, opcodes: &[String], costs: &CostTable) -> Vec<i64> {
     let w: Vec<u64> = f
         .ops
         .iter()
@@ -418,7 +417,7 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
             fallback,
             check_blocks: None,
             ops: Vec::new(),
-            work: None,
+            probe_costs: None,
         };
         (fp, sites)
     };
@@ -462,7 +461,7 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
         fallback: None,
         check_blocks: None,
         ops: Vec::new(),
-        work: None,
+        probe_costs: None,
     };
     if probes_kind == Probes::Check {
         let blocks = live_blocks(&fp.cfg);
