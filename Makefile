@@ -29,9 +29,9 @@ test: setup
 ## Each step runs even if one before it failed; the exit status says whether any did.
 reliability: build corpus
 	@status=0; \
-	python3 bench/reliability.py --measure --valgrind --json build/reliability/x86_64.json || status=1; \
-	python3 bench/testsuites/testsuites.py --json build/testsuites/results.json || status=1; \
-	python3 bench/testsuites/csuites.py --json build/testsuites/c-results.json || status=1; \
+	python3 bench/fmbench reliability --measure --valgrind --json build/reliability/x86_64.json || status=1; \
+	python3 bench/fmbench testsuites --json build/testsuites/results.json || status=1; \
+	python3 bench/fmbench csuites --json build/testsuites/c-results.json || status=1; \
 	exit $$status
 
 ## Formatting and lints, as CI would want them.

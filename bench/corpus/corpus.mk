@@ -1,8 +1,8 @@
-# Makefile fragment for the fmerge benchmark corpus; included by the
-# top-level Makefile.  All outputs go to $(CORPUS_OUT) (default build/corpus),
+# Makefile fragment for the fmerge benchmark corpus (`fmbench corpus`, bench/fmbench/corpus.py);
+# included by the top-level Makefile.  All outputs go to $(CORPUS_OUT) (default build/corpus),
 # downloads to $FMERGE_CORPUS_CACHE (default ~/.cache/fmerge-corpus).
 CORPUS_DIR    := $(dir $(lastword $(MAKEFILE_LIST)))
-CORPUS_PY     ?= python3 $(CORPUS_DIR)corpus.py
+CORPUS_PY     ?= python3 $(CORPUS_DIR:corpus/=fmbench) corpus
 CORPUS_JOBS   ?= 2
 CORPUS_OUT    ?= build/corpus
 # builds in under ~2 minutes on 2 cores (no Rust programs, no C++)

@@ -1,7 +1,7 @@
 #!/bin/sh
-# rustc's linker for bench/testsuites.py: records the link line next to the output
-# (OUT.linkargs, NUL-separated) so the test binary can be relinked from a merged object,
-# then links with cc as rustc would have.
+# rustc's linker for `fmbench testsuites` (bench/fmbench/rsuites.py): records the link line
+# next to the output (OUT.linkargs, NUL-separated) so the test binary can be relinked from a
+# merged object, then links with cc as rustc would have.
 out=""
 prev=""
 for a in "$@"; do

@@ -4,13 +4,12 @@
 //! but not two things of nearly equal size; callers confirm close decisions by generating code.
 
 use crate::ffi;
+use crate::ir::Function;
 use crate::target::Target;
-use crate::value::Value;
 
 /// TTI code-size cost of every instruction of `f` in layout order, or `None` if TTI calls some
 /// instruction's cost invalid.
-pub fn instruction_costs(target: &Target, f: Value<'_>) -> Option<Vec<i64>> {
-    assert!(f.is_function());
+pub fn instruction_costs(target: &Target, f: Function<'_>) -> Option<Vec<i64>> {
     let n: usize = f.blocks().iter().map(|b| b.instructions().len()).sum();
     let mut out = vec![0i64; n];
     // SAFETY: `f` is a live function, the target machine is alive, and `out` has room for
@@ -21,8 +20,7 @@ pub fn instruction_costs(target: &Target, f: Value<'_>) -> Option<Vec<i64>> {
 }
 
 /// TTI code-size cost of the whole function.
-pub fn function_cost(target: &Target, f: Value<'_>) -> Option<i64> {
-    assert!(f.is_function());
+pub fn function_cost(target: &Target, f: Function<'_>) -> Option<i64> {
     // SAFETY: live function and target machine; no output buffer is written (n = 0).
     let total =
         unsafe { ffi::fm_function_codesize_costs(f.raw(), target.raw(), std::ptr::null_mut(), 0) };

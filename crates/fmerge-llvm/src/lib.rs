@@ -6,13 +6,16 @@
 //! dominance queries, flag intersection, module subsets.
 //!
 //! **Architecture invariant:** every `unsafe` block of fmerge is in this crate, each with a
-//! `SAFETY:` comment; everything exported is safe. The soundness rule that makes IR handles
+//! `SAFETY:` comment; everything exported is safe, and nothing exported is an llvm-sys or
+//! inkwell type (callers need neither). The soundness rule that makes IR handles
 //! safe is stated in [`module`].
 //!
 //! - [`module`]: contexts and modules — read (`.bc`/`.ll`, producer check), link, verify,
-//!   clone, sweep, write.
-//! - [`value`]: IR handles and read access.
-//! - [`edit`]: building and rewiring IR.
+//!   clone, sweep, write — and whose process they live in ([`Embedding`]).
+//! - [`ir`]: IR handles by kind ([`Value`], [`Global`], [`Function`], [`GlobalVar`],
+//!   [`Instruction`], [`Block`], [`Type`]), read access, and fmerge's own names for the LLVM
+//!   enums callers need ([`Linkage`], [`Visibility`], [`UnnamedAddr`], [`TailCallKind`]).
+//! - [`edit`]: building IR, and every setter and rewiring of the handles.
 //! - [`lower`]: LLVM functions → `fmerge_core::ir` plain data.
 //! - [`target`]: targets, code generation, the `.text` size ruler.
 //! - [`cost`]: TTI code-size estimates.
@@ -24,16 +27,19 @@ pub mod cost;
 pub mod edit;
 pub mod error;
 mod ffi;
+pub mod ir;
 pub mod lower;
 pub mod module;
 pub mod output;
 pub mod plugin;
 pub mod profiling;
 pub mod target;
-pub mod value;
 
 pub use edit::Builder;
 pub use error::{LlvmError, Result};
-pub use module::{Llvm, Module};
+pub use ir::{
+    Block, Function, Global, GlobalVar, Instruction, Linkage, TailCallKind, Type, UnnamedAddr,
+    Value, Visibility,
+};
+pub use module::{Embedding, Llvm, Module};
 pub use target::{SizeReport, Target};
-pub use value::{Block, Type, Value};

@@ -16,10 +16,11 @@
 //! and the intersectable part of attribute lists (inferred facts like `range`, `nonnull`,
 //! `memory(...)`). Dropping them never changes meaning, so merging keeps their intersection
 //! (see `fmerge-passes`) instead of refusing the merge. Attributes that must match (ABI,
-//! string attributes such as "target-features") are in the state through [`Value::attr_key`].
+//! string attributes such as "target-features") are in the state through [`Function::attr_key`]
+//! and [`Instruction::attr_key`].
 
+use crate::ir::{Block, Function, Instruction, Linkage, TailCallKind, Type, Value};
 use crate::module::Module;
-use crate::value::{Block, Type, Value};
 use fmerge_core::hash::StableHasher;
 use fmerge_core::ir::{
     self, ConstId, ConstInfo, ConstRole, FuncData, Inst, ModuleTables, Operand, StateId, StateInfo,
@@ -32,8 +33,8 @@ use rustc_hash::FxHashMap as HashMap;
 /// The LLVM values behind one lowered function.
 #[derive(Clone, Debug)]
 pub struct FuncHandles<'m> {
-    pub function: Value<'m>,
-    pub insts: Vec<Value<'m>>,
+    pub function: Function<'m>,
+    pub insts: Vec<Instruction<'m>>,
     pub blocks: Vec<Block<'m>>,
 }
 
@@ -107,13 +108,14 @@ impl<'m> Lowerer<'m> {
         let (stable_hash, global_name) = if self.hashes == Hashes::Local {
             let name = if v.is_global_value() { v.name() } else { String::new() };
             (self.tables.consts.len() as u64, name)
-        } else if v.is_global_value() {
+        } else if let Some(g) = v.as_global() {
             let name = v.name();
-            let local = crate::value::is_local_linkage(v.linkage());
-            let hash = match v.initializer() {
+            let local = g.linkage().is_local();
+            let var = v.as_global_var();
+            let hash = match var.and_then(|g| g.initializer()) {
                 // A module-local constant (a string literal ...) is known by its contents:
                 // `.str.3` here and `.str` in another module may be the same text.
-                Some(init) if local && v.is_global_constant() => {
+                Some(init) if local && var.is_some_and(|g| g.is_global_constant()) => {
                     StableHasher::with_seed(0x636f6e74).str(&init.print()).finish()
                 }
                 // Any other module-local global is a different object in every module.
@@ -168,8 +170,8 @@ impl<'m> Lowerer<'m> {
     }
 
     /// Lowers one function definition.
-    pub fn lower(&mut self, f: Value<'m>) -> (FuncData, FuncHandles<'m>) {
-        assert!(f.is_function() && !f.is_declaration(), "lowering a declaration");
+    pub fn lower(&mut self, f: Function<'m>) -> (FuncData, FuncHandles<'m>) {
+        assert!(!f.is_declaration(), "lowering a declaration");
         let blocks = f.blocks();
         let block_index: HashMap<Block<'m>, u32> =
             blocks.iter().enumerate().map(|(k, &b)| (b, k as u32)).collect();
@@ -181,7 +183,7 @@ impl<'m> Lowerer<'m> {
             ranges.push(start..insts.len() as u32);
         }
         let inst_index: HashMap<Value<'m>, u32> =
-            insts.iter().enumerate().map(|(k, &i)| (i, k as u32)).collect();
+            insts.iter().enumerate().map(|(k, &i)| (i.as_value(), k as u32)).collect();
         let params = f.params();
         let param_index: HashMap<Value<'m>, u32> =
             params.iter().enumerate().map(|(k, &p)| (p, k as u32)).collect();
@@ -215,7 +217,7 @@ impl<'m> Lowerer<'m> {
                 .terminator()
                 .map(|t| t.successors().iter().map(|s| block_index[s]).collect())
                 .unwrap_or_default();
-            let first = b.first_instruction().and_then(|i| i.opcode());
+            let first = b.first_instruction().map(|i| i.opcode());
             let is_eh_pad = matches!(
                 first,
                 Some(
@@ -230,7 +232,7 @@ impl<'m> Lowerer<'m> {
         (data, FuncHandles { function: f, insts, blocks })
     }
 
-    fn header_state(&mut self, f: Value<'m>, tr: &mut u32) -> StateId {
+    fn header_state(&mut self, f: Function<'m>, tr: &mut u32) -> StateId {
         let mut s = StateWords::new(0x68656164);
         let fn_ty = f.global_value_type();
         s.ty(self, fn_ty);
@@ -259,8 +261,13 @@ impl<'m> Lowerer<'m> {
         self.state_id(s)
     }
 
-    fn lower_inst(&mut self, i: Value<'m>, cx: &LocalIds<'_, 'm>, data: &mut FuncData) -> Inst {
-        let op = i.opcode().expect("instruction");
+    fn lower_inst(
+        &mut self,
+        i: Instruction<'m>,
+        cx: &LocalIds<'_, 'm>,
+        data: &mut FuncData,
+    ) -> Inst {
+        let op = i.opcode();
         let ty = i.ty();
         let mut s = StateWords::new(u64::from(op));
         let start = data.operands.len() as u32;
@@ -339,19 +346,20 @@ impl<'m> Lowerer<'m> {
         let mut call = None;
         if is_call {
             let callee = i.called_value();
-            let intrinsic = callee.map_or(0, |c| c.intrinsic_id());
+            let intrinsic = callee.and_then(|c| c.as_function()).map_or(0, |f| f.intrinsic_id());
             let asm = callee.is_some_and(|c| c.is_inline_asm());
             if asm {
                 data.traits |= traits::INLINE_ASM;
             }
             s.ty(self, i.called_function_type());
-            s.same(u64::from(i.instruction_call_conv()));
+            s.same(u64::from(i.call_conv()));
             let attrs = self.opaque_id(i.attr_key(), || i.attr_key_hash());
             s.word(u64::from(attrs), self.tables.opaque[attrs as usize]);
             if op == opcode::CALL {
+                // The C API's number of the kind (`TailCallKind`'s discriminants).
                 let kind = i.tail_call_kind();
-                s.same(u64::from(kind));
-                if kind == llvm_sys::LLVMTailCallKind::LLVMTailCallKindMustTail as u32 {
+                s.same(u64::from(kind as u32));
+                if kind == TailCallKind::MustTail {
                     data.traits |= traits::MUSTTAIL;
                 }
             }
@@ -426,7 +434,7 @@ impl<'m> Lowerer<'m> {
         if let Some(&k) = cx.param_index.get(&v) {
             return Operand::Arg(k);
         }
-        if v == cx.f {
+        if v == cx.f.as_value() {
             return Operand::SelfRef;
         }
         if v.is_metadata() || v.is_inline_asm() {
@@ -465,7 +473,7 @@ fn operand_role(
     k: u32,
     call: Option<&CallShape>,
     gep_fixed: &[bool],
-    i: Value<'_>,
+    i: Instruction<'_>,
 ) -> ConstRole {
     match op {
         opcode::CALL | opcode::INVOKE | opcode::CALL_BR => {
@@ -505,7 +513,7 @@ fn operand_role(
 }
 
 /// For each GEP operand, whether it indexes into a struct (and so must stay a constant).
-fn gep_struct_indices(i: Value<'_>) -> Vec<bool> {
+fn gep_struct_indices(i: Instruction<'_>) -> Vec<bool> {
     let n = i.num_operands() as usize;
     let mut fixed = vec![false; n];
     // Operand 0 is the base, operand 1 steps over the pointer; from operand 2 on each index
@@ -527,8 +535,8 @@ fn gep_struct_indices(i: Value<'_>) -> Vec<bool> {
 }
 
 /// Does constant `v` mention function `f` (e.g. `ptrtoint (ptr @f to i64)`)?
-fn contains_function(v: Value<'_>, f: Value<'_>) -> bool {
-    if v == f {
+fn contains_function(v: Value<'_>, f: Function<'_>) -> bool {
+    if v == f.as_value() {
         return true;
     }
     if v.is_global_value() {
@@ -538,7 +546,7 @@ fn contains_function(v: Value<'_>, f: Value<'_>) -> bool {
 }
 
 struct LocalIds<'a, 'm> {
-    f: Value<'m>,
+    f: Function<'m>,
     inst_index: &'a HashMap<Value<'m>, u32>,
     block_index: &'a HashMap<Block<'m>, u32>,
     param_index: &'a HashMap<Value<'m>, u32>,
@@ -651,20 +659,17 @@ pub fn lower_module<'m>(module: &'m Module<'_>, hashes: Hashes) -> LoweredModule
 
 /// Function definitions that may take part in merging, in module order (not
 /// `available_externally`: another module's copy decides what they are).
-pub fn mergeable_functions<'m>(module: &'m Module<'_>) -> Vec<Value<'m>> {
+pub fn mergeable_functions<'m>(module: &'m Module<'_>) -> Vec<Function<'m>> {
     module
         .functions()
         .into_iter()
-        .filter(|f| {
-            !f.is_declaration()
-                && f.linkage() != llvm_sys::LLVMLinkage::LLVMAvailableExternallyLinkage
-        })
+        .filter(|f| !f.is_declaration() && f.linkage() != Linkage::AvailableExternally)
         .collect()
 }
 
 /// Only the definitions that share LLVM's coarse structural hash with another one: the only
 /// candidates for being equal, exactly or up to constants (module order is kept).
-pub fn structural_twins<'m>(module: &'m Module<'_>) -> Vec<Value<'m>> {
+pub fn structural_twins<'m>(module: &'m Module<'_>) -> Vec<Function<'m>> {
     let fns = mergeable_functions(module);
     let hashes: Vec<u64> = fns.iter().map(|f| f.structural_hash()).collect();
     let mut count: HashMap<u64, usize> = HashMap::default();
@@ -677,7 +682,7 @@ pub fn structural_twins<'m>(module: &'m Module<'_>) -> Vec<Value<'m>> {
 /// Lowers the given function definitions.
 pub fn lower_functions<'m>(
     module: &'m Module<'_>,
-    fns: &[Value<'m>],
+    fns: &[Function<'m>],
     hashes: Hashes,
 ) -> LoweredModule<'m> {
     let mut lowerer = Lowerer::new(module, hashes);

@@ -1,14 +1,16 @@
-//! Contexts and modules: reading, linking, verifying, cloning, writing.
+//! Contexts and modules: reading, linking, verifying, cloning, writing; and whose process the
+//! work runs in ([`Embedding`]).
 //!
-//! **Soundness rule of this crate.** IR handles ([`Value`], [`Block`], [`Type`]) borrow the
-//! [`Module`] they came from (`'m`). LLVM objects are only *destroyed* by methods that take
-//! `&mut Module` ([`Module::sweep`], [`Module::run_passes`], [`Module::link`]), which the borrow
-//! checker forbids while any handle is alive. Everything that takes `&Module` only adds or
-//! rewires IR, so no handle can dangle. Functions that a transformation wants gone are queued
-//! with [`Module::defer_erase`] and erased at the next sweep.
+//! **Soundness rule of this crate.** IR handles ([`Value`], [`Function`], [`Instruction`],
+//! [`Block`](crate::Block), [`Type`] and the others of [`crate::ir`]) borrow the [`Module`]
+//! they came from (`'m`). LLVM objects are only *destroyed* by methods that take `&mut Module`
+//! ([`Module::sweep`], [`Module::run_passes`], [`Module::link`]), which the borrow checker
+//! forbids while any handle is alive. Everything that takes `&Module` only adds or rewires
+//! IR, so no handle can dangle. Functions that a transformation wants gone are queued with
+//! [`Module::defer_erase`] and erased at the next sweep.
 
 use crate::error::{LlvmError, Result};
-use crate::value::{Type, Value};
+use crate::ir::{Function, Global, GlobalVar, Instruction, Linkage, Type, Value};
 use fmerge_core::bitcode;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
@@ -22,9 +24,28 @@ use std::path::{Path, PathBuf};
 /// Major version of the LLVM this crate is built against (and the newest bitcode it reads).
 pub const LLVM_MAJOR: u32 = 22;
 
+/// Whose process fmerge's LLVM work runs in. LLVM keeps some state for the whole process:
+/// the handler of fatal errors, and the options code generation reads (the machine outliner,
+/// frame helpers, the machine verifier). fmerge's own commands set them; inside someone
+/// else's process they are the host's, and fmerge leaves them alone.
+///
+/// Every [`Llvm`], [`Module`] and [`crate::Target`] knows its embedding: a context is made
+/// with one, a module has its context's (a pass plugin's host module is
+/// [`Embedding::Plugin`]), copies of a module keep it, and a target made for a module takes
+/// it, so that the contexts it makes to measure code on other threads do too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Embedding {
+    /// fmerge's own process (the command-line tool, tests): it owns LLVM's process-wide state.
+    Standalone,
+    /// A compiler or linker (clang, opt, lld) that loaded fmerge's pass plugin: fmerge never
+    /// installs its fatal-error handler there and never changes code generation's options.
+    Plugin,
+}
+
 /// One LLVM context. Contexts are not thread-safe: use one per thread.
 pub struct Llvm {
     ctx: Context,
+    embedding: Embedding,
 }
 
 /// The exit code when LLVM stops the process with a fatal error (the same code as any other
@@ -60,11 +81,8 @@ fn install_fatal_error_handler() {
         // SAFETY: ends the process; nothing runs afterwards.
         unsafe { crate::ffi::_exit(FATAL_ERROR_EXIT_CODE) }
     }
-    // Inside a compiler or linker that loaded fmerge's pass plugin the host's handler stays.
-    if crate::plugin::is_hosted() {
-        return;
-    }
-    // SAFETY: installs a plain function pointer, once, before any LLVM work in this process.
+    // SAFETY: installs a plain function pointer, once, before any LLVM work in this process
+    // (fmerge's own: `Llvm::with_embedding` calls this for `Embedding::Standalone` only).
     ONCE.call_once(|| unsafe {
         llvm_sys::error_handling::LLVMInstallFatalErrorHandler(Some(on_fatal_error))
     });
@@ -77,9 +95,24 @@ impl Default for Llvm {
 }
 
 impl Llvm {
+    /// A context of fmerge's own process ([`Embedding::Standalone`]): the first one installs
+    /// fmerge's fatal-error handler.
     pub fn new() -> Llvm {
-        install_fatal_error_handler();
-        Llvm { ctx: Context::create() }
+        Llvm::with_embedding(Embedding::Standalone)
+    }
+
+    /// A context of a process embedded as `embedding` says; only a standalone one installs
+    /// fmerge's fatal-error handler (inside a compiler or linker the host's handler stays).
+    pub fn with_embedding(embedding: Embedding) -> Llvm {
+        if embedding == Embedding::Standalone {
+            install_fatal_error_handler();
+        }
+        Llvm { ctx: Context::create(), embedding }
+    }
+
+    /// Whose process this context belongs to.
+    pub fn embedding(&self) -> Embedding {
+        self.embedding
     }
 
     /// Reads a bitcode (`.bc`) or textual (`.ll`) module.
@@ -124,7 +157,7 @@ impl Llvm {
                 None => unreadable(msg),
             }
         })?;
-        Ok(Module::from_inner(module))
+        Ok(Module::from_inner(module, self.embedding))
     }
 
     /// Reads every input and links them into the first (in-process `llvm-link`).
@@ -170,6 +203,8 @@ pub struct Module<'c> {
     /// Freed on drop when `owned`; a host's module (a pass plugin's) is only borrowed.
     pub(crate) inner: ManuallyDrop<inkwell::module::Module<'c>>,
     owned: bool,
+    /// Whose process the module lives in (its context's embedding).
+    embedding: Embedding,
     doomed: RefCell<Vec<LLVMValueRef>>,
     doomed_insts: RefCell<Vec<LLVMValueRef>>,
     /// Instructions taken out of their functions by [`Module::detach_instruction`], freed at
@@ -182,62 +217,75 @@ impl<'c> Module<'c> {
         self.inner.as_mut_ptr()
     }
 
-    pub(crate) fn from_inner(inner: inkwell::module::Module<'c>) -> Module<'c> {
+    pub(crate) fn from_inner(
+        inner: inkwell::module::Module<'c>,
+        embedding: Embedding,
+    ) -> Module<'c> {
         Module {
             inner: ManuallyDrop::new(inner),
             owned: true,
+            embedding,
             doomed: RefCell::new(Vec::new()),
             doomed_insts: RefCell::new(Vec::new()),
             detached: RefCell::new(Vec::new()),
         }
     }
 
+    /// Whose process the module lives in.
+    pub fn embedding(&self) -> Embedding {
+        self.embedding
+    }
+
     /// Functions (definitions and declarations) in module order.
-    pub fn functions(&self) -> Vec<Value<'_>> {
+    pub fn functions(&self) -> Vec<Function<'_>> {
         let mut out = Vec::new();
         // SAFETY: the module is alive for the borrow of `self`; iteration does not mutate.
         let mut f = unsafe { c::LLVMGetFirstFunction(self.raw()) };
-        while let Some(v) = Value::from_raw(f) {
+        while let Some(v) = Function::from_raw(f) {
             out.push(v);
+            // SAFETY: a live function of this module.
             f = unsafe { c::LLVMGetNextFunction(f) };
         }
         out
     }
 
     /// Global variables in module order.
-    pub fn globals(&self) -> Vec<Value<'_>> {
+    pub fn globals(&self) -> Vec<GlobalVar<'_>> {
         let mut out = Vec::new();
         // SAFETY: as in `functions`.
         let mut g = unsafe { c::LLVMGetFirstGlobal(self.raw()) };
-        while let Some(v) = Value::from_raw(g) {
+        while let Some(v) = GlobalVar::from_raw(g) {
             out.push(v);
+            // SAFETY: a live global variable of this module.
             g = unsafe { c::LLVMGetNextGlobal(g) };
         }
         out
     }
 
     /// Aliases in module order.
-    pub fn aliases(&self) -> Vec<Value<'_>> {
+    pub fn aliases(&self) -> Vec<Global<'_>> {
         let mut out = Vec::new();
         // SAFETY: as in `functions`.
         let mut g = unsafe { c::LLVMGetFirstGlobalAlias(self.raw()) };
-        while let Some(v) = Value::from_raw(g) {
+        while let Some(v) = Global::from_raw(g) {
             out.push(v);
+            // SAFETY: a live alias of this module.
             g = unsafe { c::LLVMGetNextGlobalAlias(g) };
         }
         out
     }
 
-    pub fn function(&self, name: &str) -> Option<Value<'_>> {
+    pub fn function(&self, name: &str) -> Option<Function<'_>> {
         let name = CString::new(name).ok()?;
         // SAFETY: valid module and NUL-terminated name.
-        Value::from_raw(unsafe { c::LLVMGetNamedFunction(self.raw(), name.as_ptr()) })
+        Function::from_raw(unsafe { c::LLVMGetNamedFunction(self.raw(), name.as_ptr()) })
     }
 
-    pub fn global(&self, name: &str) -> Option<Value<'_>> {
+    /// The global variable `name`.
+    pub fn global(&self, name: &str) -> Option<GlobalVar<'_>> {
         let name = CString::new(name).ok()?;
         // SAFETY: valid module and NUL-terminated name.
-        Value::from_raw(unsafe { c::LLVMGetNamedGlobal(self.raw(), name.as_ptr()) })
+        GlobalVar::from_raw(unsafe { c::LLVMGetNamedGlobal(self.raw(), name.as_ptr()) })
     }
 
     /// The name of the source file the module was compiled from (`source_filename`).
@@ -320,18 +368,18 @@ impl<'c> Module<'c> {
     }
 
     /// Adds a function declaration (give it blocks to make it a definition).
-    pub fn add_function(&self, name: &str, fn_type: Type<'_>) -> Value<'_> {
+    pub fn add_function(&self, name: &str, fn_type: Type<'_>) -> Function<'_> {
         let n = c_string(name);
         // SAFETY: valid module, function type of this context.
-        Value::from_raw(unsafe { c::LLVMAddFunction(self.raw(), n.as_ptr(), fn_type.raw()) })
+        Function::from_raw(unsafe { c::LLVMAddFunction(self.raw(), n.as_ptr(), fn_type.raw()) })
             .expect("LLVM always returns the new function")
     }
 
     /// Adds an alias `name` of type `value_type` pointing at `target`.
-    pub fn add_alias(&self, name: &str, value_type: Type<'_>, target: Value<'_>) -> Value<'_> {
+    pub fn add_alias(&self, name: &str, value_type: Type<'_>, target: Value<'_>) -> Global<'_> {
         let n = c_string(name);
         // SAFETY: valid module; target is a constant of this module (handle borrows it).
-        Value::from_raw(unsafe {
+        Global::from_raw(unsafe {
             c::LLVMAddAlias2(self.raw(), value_type.raw(), 0, target.raw(), n.as_ptr())
         })
         .expect("LLVM always returns the new alias")
@@ -339,12 +387,12 @@ impl<'c> Module<'c> {
 
     /// Queues a function for erasure at the next [`Module::sweep`]. The caller must already have
     /// redirected its uses (it is erased only if it then has none).
-    pub fn defer_erase(&self, f: Value<'_>) {
+    pub fn defer_erase(&self, f: Function<'_>) {
         // Until the sweep it stays in the module, which must remain valid IR (it may be copied
         // or verified meanwhile): a body-less function has to be an external declaration.
         if f.is_declaration() {
-            if crate::value::is_local_linkage(f.linkage()) {
-                f.set_linkage(llvm_sys::LLVMLinkage::LLVMExternalLinkage);
+            if f.linkage().is_local() {
+                f.set_linkage(Linkage::External);
             }
             // A personality is meaningless on a declaration, and module copies do not remap it.
             f.set_personality(None);
@@ -353,8 +401,7 @@ impl<'c> Module<'c> {
     }
 
     /// Queues an instruction (with no uses left) for erasure at the next [`Module::sweep`].
-    pub fn defer_erase_instruction(&self, i: Value<'_>) {
-        assert!(i.is_instruction());
+    pub fn defer_erase_instruction(&self, i: Instruction<'_>) {
         self.doomed_insts.borrow_mut().push(i.raw());
     }
 
@@ -365,8 +412,8 @@ impl<'c> Module<'c> {
     /// merged body built from it, a module copy for measuring) copies the instruction too: a
     /// replaced call left in place ran twice in a body cloned from its caller (googletest's
     /// printers printed nested containers twice; issue 13).
-    pub fn detach_instruction(&self, i: Value<'_>) {
-        assert!(i.is_instruction() && !i.has_uses(), "detaching an instruction still in use");
+    pub fn detach_instruction(&self, i: Instruction<'_>) {
+        assert!(!i.has_uses(), "detaching an instruction still in use");
         // SAFETY: a live instruction of this module without uses (checked); it is queued once
         // (the caller replaced it), and freed only by `sweep` or `drop`, which need `&mut self`.
         unsafe { crate::ffi::fm_detach_instruction(i.raw()) };
@@ -454,7 +501,7 @@ impl<'c> Module<'c> {
                     message: format!("copying the module: {message}"),
                 });
             }
-            Ok(Module::from_inner(inkwell::module::Module::new(raw)))
+            Ok(Module::from_inner(inkwell::module::Module::new(raw), self.embedding))
         }
     }
 
@@ -465,19 +512,22 @@ impl<'c> Module<'c> {
     pub fn backup(&self) -> Module<'c> {
         // SAFETY: live module; the shim returns a fresh module in the same context that nothing
         // else owns.
-        Module::from_inner(unsafe {
-            inkwell::module::Module::new(crate::ffi::fm_clone_module_sharing_types(self.raw()))
-        })
+        Module::from_inner(
+            unsafe {
+                inkwell::module::Module::new(crate::ffi::fm_clone_module_sharing_types(self.raw()))
+            },
+            self.embedding,
+        )
     }
 
     /// A copy that keeps the bodies of `keep` only; everything else becomes a declaration.
-    pub fn subset(&self, keep: &[Value<'_>]) -> Module<'c> {
+    pub fn subset(&self, keep: &[Function<'_>]) -> Module<'c> {
         let raws: Vec<_> = keep.iter().map(|v| v.raw()).collect();
         // SAFETY: live module; every pointer is a function of this module (handles borrow it).
         let raw =
             unsafe { crate::ffi::fm_clone_module_subset(self.raw(), raws.as_ptr(), raws.len()) };
         // SAFETY: `raw` is a fresh module that nothing else owns.
-        Module::from_inner(unsafe { inkwell::module::Module::new(raw) })
+        Module::from_inner(unsafe { inkwell::module::Module::new(raw) }, self.embedding)
     }
 
     /// Parses bitcode (or text) into a new module of this module's context, ready to be linked
@@ -487,13 +537,13 @@ impl<'c> Module<'c> {
         let m = self.inner.get_context().create_module_from_ir(buf).map_err(|e| {
             LlvmError::Unreadable { path: PathBuf::from(name), message: e.to_string() }
         })?;
-        Ok(Module::from_inner(m))
+        Ok(Module::from_inner(m, self.embedding))
     }
 
     /// A new module with the bodies of `keep` (external linkage) and declarations of what they
     /// reference, nothing else; `None` if they reference a symbol whose name may mean another
-    /// definition in another module (see [`Value::parameterize_locals`]).
-    pub fn extract(&self, keep: &[Value<'_>]) -> Option<Module<'c>> {
+    /// definition in another module (see [`Function::parameterize_locals`]).
+    pub fn extract(&self, keep: &[Function<'_>]) -> Option<Module<'c>> {
         let raws: Vec<_> = keep.iter().map(|v| v.raw()).collect();
         // SAFETY: live module; every pointer is a function of this module (handles borrow it).
         let raw =
@@ -502,12 +552,12 @@ impl<'c> Module<'c> {
             return None;
         }
         // SAFETY: `raw` is a fresh module that nothing else owns.
-        Some(Module::from_inner(unsafe { inkwell::module::Module::new(raw) }))
+        Some(Module::from_inner(unsafe { inkwell::module::Module::new(raw) }, self.embedding))
     }
 
     /// Puts the global `g` of this module in a comdat of its own name (`any` selection), so
     /// that the linker keeps one of the copies several objects define.
-    pub fn give_own_comdat(&self, g: Value<'_>) {
+    pub fn give_own_comdat(&self, g: Global<'_>) {
         let name = c_string(&g.name());
         // SAFETY: live module and a live global of it; LLVM copies the name.
         unsafe {
@@ -547,14 +597,16 @@ impl<'c> Module<'c> {
         drop(other);
     }
 
-    /// A module the caller owns elsewhere (a pass plugin's host): never freed by the wrapper.
+    /// A module the caller owns elsewhere (a pass plugin's host, [`Embedding::Plugin`]): never
+    /// freed by the wrapper.
     ///
     /// # Safety
     /// `raw` must be a live module that outlives the returned wrapper, and nothing else may
     /// touch it while the wrapper lives.
     pub(crate) unsafe fn borrowed(raw: llvm_sys::prelude::LLVMModuleRef) -> Module<'c> {
         // SAFETY: the caller's contract; `owned: false` keeps the wrapper from freeing it.
-        let mut m = Module::from_inner(unsafe { inkwell::module::Module::new(raw) });
+        let mut m =
+            Module::from_inner(unsafe { inkwell::module::Module::new(raw) }, Embedding::Plugin);
         m.owned = false;
         m
     }
@@ -580,7 +632,7 @@ impl<'c> Module<'c> {
 
     /// All functions named in `llvm.used` or `llvm.compiler.used`: they may be referenced from
     /// places LLVM cannot see (inline asm, the linker), so they must keep their identity.
-    pub fn used_functions(&self) -> std::collections::HashSet<Value<'_>> {
+    pub fn used_functions(&self) -> std::collections::HashSet<Function<'_>> {
         let mut out = std::collections::HashSet::new();
         for name in ["llvm.used", "llvm.compiler.used"] {
             let Some(g) = self.global(name) else { continue };
@@ -588,11 +640,9 @@ impl<'c> Module<'c> {
                 continue;
             };
             for k in 0..init.num_operands() {
-                if let Some(v) = init.operand(k) {
-                    let v = v.strip_pointer_casts();
-                    if v.is_function() {
-                        out.insert(v);
-                    }
+                if let Some(f) = init.operand(k).and_then(|v| v.strip_pointer_casts().as_function())
+                {
+                    out.insert(f);
                 }
             }
         }

@@ -8,9 +8,13 @@
 //!   host's module ([`Module::replace_contents`]);
 //! - a panic in the runner is caught here and reported as one warning; the module must then be
 //!   restored by the runner (it keeps a copy), which is why the runner gets `&mut Module`;
-//! - fmerge's own fatal-error handler is never installed in a host ([`set_hosted`]): the host
-//!   decides what its fatal errors do.
+//! - the host's module is [`Embedding::Plugin`], and so is everything made from it (copies,
+//!   targets, the contexts that measure code on other threads): fmerge's own fatal-error
+//!   handler is never installed in a host, which decides what its fatal errors do, and
+//!   code generation's process-wide options stay the host's.
 
+#[cfg(doc)]
+use crate::module::Embedding;
 use crate::module::Module;
 use llvm_sys::prelude::LLVMModuleRef;
 use std::ffi::{CStr, c_char, c_void};
@@ -96,22 +100,9 @@ pub struct PassPluginLibraryInfo {
 }
 
 static RUNNER: OnceLock<Runner> = OnceLock::new();
-static HOSTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Marks this process as someone else's (a compiler or linker that loaded the plugin): fmerge
-/// then never installs its own fatal-error handler.
-pub fn set_hosted() {
-    HOSTED.store(true, std::sync::atomic::Ordering::SeqCst);
-}
-
-/// Whether [`set_hosted`] was called.
-pub fn is_hosted() -> bool {
-    HOSTED.load(std::sync::atomic::Ordering::SeqCst)
-}
 
 /// The plugin description to return from `llvmGetPassPluginInfo`; `runner` does the work.
 pub fn plugin_info(runner: Runner) -> PassPluginLibraryInfo {
-    set_hosted();
     let _ = RUNNER.set(runner);
     // SAFETY: plain functions of the shim; the runner is a function with the C signature the
     // shim calls, which never unwinds (it catches panics).
@@ -167,7 +158,7 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
     };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // SAFETY: the pass manager hands us the host's live module for the duration of this
-        // call and touches it only after we return.
+        // call and touches it only after we return. `borrowed` makes it `Embedding::Plugin`.
         let mut module = unsafe { Module::borrowed(raw) };
         let changed = runner(&mut module, &options);
         if module.raw() != raw {

@@ -7,7 +7,7 @@
 //! `llvm-size-22 -A` lists as `.text*`); per-function bytes are the ELF symbol sizes.
 
 use crate::error::{LlvmError, Result};
-use crate::module::Module;
+use crate::module::{Embedding, Llvm, Module};
 use inkwell::OptimizationLevel;
 use inkwell::targets::{
     CodeModel, InitializationConfig, RelocMode, Target as InkTarget, TargetMachine, TargetTriple,
@@ -63,15 +63,23 @@ pub struct CodeGenSwitches {
     pub verify_machine_code: bool,
 }
 
-/// Sets the switches of every code generation of this process from now on: measurements then
-/// price with them, and object files are made with them. LLVM keeps them in process-wide
-/// options, parsed once: the first call decides (fmerge runs one command per process), later
-/// calls return false. For fmerge's own process only: inside a compiler or linker that loaded
-/// the plugin it does nothing and returns false.
-pub fn set_code_generation(switches: &CodeGenSwitches) -> bool {
-    if crate::plugin::is_hosted() {
-        return false;
+impl Llvm {
+    /// Sets the switches of every code generation of this process from now on: measurements
+    /// then price with them, and object files are made with them. LLVM keeps them in
+    /// process-wide options, parsed once: the first call decides (fmerge runs one command per
+    /// process), later calls return false. For fmerge's own process only: a context of a
+    /// compiler or linker that loaded the plugin ([`Embedding::Plugin`]) does nothing and
+    /// returns false.
+    pub fn set_code_generation(&self, switches: &CodeGenSwitches) -> bool {
+        match self.embedding() {
+            Embedding::Standalone => parse_code_generation_options(switches),
+            Embedding::Plugin => false,
+        }
     }
+}
+
+/// [`Llvm::set_code_generation`] in fmerge's own process.
+fn parse_code_generation_options(switches: &CodeGenSwitches) -> bool {
     static ONCE: Once = Once::new();
     let mut first = false;
     ONCE.call_once(|| {
@@ -124,22 +132,31 @@ pub struct Target {
     machine: TargetMachine,
     /// The relocation model code is generated with (copies for other threads use it too).
     reloc: RelocMode,
+    /// Whose process this is: the contexts that measure code on other threads are made with
+    /// it ([`measure_bitcode_in_parallel`]).
+    embedding: Embedding,
 }
 
 impl Target {
-    /// Creates a target machine for `triple` with `llc`'s defaults.
+    /// Creates a target machine for `triple` with `llc`'s defaults, in fmerge's own process
+    /// ([`Embedding::Standalone`]; a target for a module, [`Target::for_module`], takes the
+    /// module's embedding).
     pub fn new(triple: &str) -> Result<Target> {
-        Target::with_reloc(triple, RelocMode::Default)
+        Target::with_reloc(triple, RelocMode::Default, Embedding::Standalone)
     }
 
     /// A target machine for writing `module` as an object file users link: position
     /// independent when the module asks for it (as clang would compile it), else as `llc`.
     pub fn for_object_file(module: &Module<'_>, explicit: Option<&str>) -> Result<Target> {
         let t = Target::for_module(module, explicit)?;
-        if module.wants_pic() { Target::with_reloc(&t.triple, RelocMode::PIC) } else { Ok(t) }
+        if module.wants_pic() {
+            Target::with_reloc(&t.triple, RelocMode::PIC, t.embedding)
+        } else {
+            Ok(t)
+        }
     }
 
-    fn with_reloc(triple: &str, reloc: RelocMode) -> Result<Target> {
+    fn with_reloc(triple: &str, reloc: RelocMode, embedding: Embedding) -> Result<Target> {
         init_targets();
         let t = TargetTriple::create(triple);
         let unknown =
@@ -155,7 +172,7 @@ impl Target {
                 CodeModel::Default,
             )
             .ok_or_else(|| unknown("LLVM could not create a target machine".into()))?;
-        Ok(Target { triple: triple.to_string(), machine, reloc })
+        Ok(Target { triple: triple.to_string(), machine, reloc, embedding })
     }
 
     /// The target for a module: `explicit` if given, else the module's triple, else the host.
@@ -166,7 +183,7 @@ impl Target {
             None if !from_module.is_empty() => from_module,
             None => host_triple(),
         };
-        let target = Target::new(&triple)?;
+        let target = Target::with_reloc(&triple, RelocMode::Default, module.embedding())?;
         target.check_cpus(module)?;
         Ok(target)
     }
@@ -206,6 +223,11 @@ impl Target {
 
     pub fn triple(&self) -> &str {
         &self.triple
+    }
+
+    /// Whose process this target generates code in (see [`Embedding`]).
+    pub fn embedding(&self) -> Embedding {
+        self.embedding
     }
 
     pub(crate) fn machine(&self) -> &TargetMachine {
@@ -320,14 +342,16 @@ pub fn measure_bitcode_in_parallel(
     jobs: usize,
 ) -> Vec<Result<SizeReport>> {
     // Every thread makes its own target machine like `target` (same triple and relocation
-    // model: position-independent code is measurably larger around global addresses).
-    let (triple, reloc) = (target.triple.as_str(), target.reloc);
+    // model: position-independent code is measurably larger around global addresses), and
+    // its own context in the same process (`target.embedding`: inside a plugin's host, no
+    // context installs fmerge's fatal-error handler).
+    let (triple, reloc, embedding) = (target.triple.as_str(), target.reloc, target.embedding);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let slots: Vec<std::sync::Mutex<Option<Result<SizeReport>>>> =
         modules.iter().map(|_| std::sync::Mutex::new(None)).collect();
     let work = |_: usize| {
-        let llvm = crate::module::Llvm::new();
-        let target = Target::with_reloc(triple, reloc);
+        let llvm = Llvm::with_embedding(embedding);
+        let target = Target::with_reloc(triple, reloc, embedding);
         loop {
             let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if k >= modules.len() {

@@ -5,7 +5,7 @@
 //! a call whose call sites were rewritten stayed in a body that was merged again in the
 //! same round).
 
-use fmerge_llvm::Llvm;
+use fmerge_llvm::{Function, Instruction, Llvm};
 use std::path::Path;
 
 const IR: &str = r#"
@@ -19,7 +19,7 @@ define void @f(i32 %x) {
 }
 "#;
 
-fn calls_to(f: fmerge_llvm::Value<'_>, callee: &str) -> usize {
+fn calls_to(f: Function<'_>, callee: &str) -> usize {
     insts(f).into_iter().filter(|&i| calls_to_one(i, callee)).count()
 }
 
@@ -44,11 +44,11 @@ fn a_detached_instruction_is_gone_from_its_function_and_from_copies() {
     assert_eq!(calls_to(m.function("f").unwrap(), "h"), 1);
 }
 
-fn calls_to_one(i: fmerge_llvm::Value<'_>, callee: &str) -> bool {
-    i.opcode() == Some(fmerge_core::ir::opcode::CALL)
+fn calls_to_one(i: Instruction<'_>, callee: &str) -> bool {
+    i.opcode() == fmerge_core::ir::opcode::CALL
         && i.called_value().is_some_and(|c| c.name() == callee)
 }
 
-fn insts(f: fmerge_llvm::Value<'_>) -> Vec<fmerge_llvm::Value<'_>> {
+fn insts(f: Function<'_>) -> Vec<Instruction<'_>> {
     f.blocks().into_iter().flat_map(|b| b.instructions()).collect()
 }

@@ -33,7 +33,7 @@ use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profiling::work;
 use fmerge_core::profit;
 use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
-use fmerge_llvm::{Module, Target, Value, cost};
+use fmerge_llvm::{Function, Instruction, Module, Target, Value, cost};
 use std::collections::HashSet;
 use std::time::Instant;
 
@@ -132,7 +132,7 @@ fn one_round(
             continue;
         }
         let rep = &lowered.handles[eligible[class[0]]];
-        let members: Vec<Value<'_>> =
+        let members: Vec<Function<'_>> =
             class.iter().map(|&c| lowered.handles[eligible[c]].function).collect();
         let args: Vec<Vec<Value<'_>>> = plan
             .args
@@ -157,7 +157,7 @@ fn one_round(
             module.defer_erase(body);
             continue;
         }
-        let body_insts: Vec<Value<'_>> =
+        let body_insts: Vec<Instruction<'_>> =
             body.blocks().iter().flat_map(|b| b.instructions()).collect();
         if body_insts.len() != rep.insts.len() {
             module.defer_erase(body);
@@ -186,7 +186,7 @@ fn one_round(
         }
         // Sealed last: the seal adds `noinline`, which no member has to share.
         fold::seal_merged_function(body);
-        if let Err(why) = body.verify_function() {
+        if let Err(why) = body.verify() {
             module.defer_erase(body);
             stats.rolled_back += 1;
             report.skipped.push(Skipped {

@@ -13,20 +13,18 @@
 //! the next sweep, so no IR handle is ever destroyed mid-pass (see `fmerge_llvm::module`).
 
 use fmerge_core::ir::opcode;
-use fmerge_llvm::value::{is_discardable_if_unused, is_local_linkage};
-use fmerge_llvm::{Builder, Module, Value};
-use llvm_sys::{LLVMLinkage, LLVMTailCallKind, LLVMUnnamedAddr};
+use fmerge_llvm::{Builder, Function, Linkage, Module, TailCallKind, UnnamedAddr, Value};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 /// What the rest of the program can observe about a function, decided once per module.
 pub struct Visibility<'m> {
-    used: HashSet<Value<'m>>,
+    used: HashSet<Function<'m>>,
     whole_program: bool,
     /// Whether a function is larger than [`LARGE_FUNCTION`], computed once per function: no
     /// function is freed while a `Visibility` lives (the module is borrowed), so a handle
     /// never comes to mean another function; sizes change little meanwhile.
-    large: RefCell<HashMap<Value<'m>, bool>>,
+    large: RefCell<HashMap<Function<'m>, bool>>,
 }
 
 /// Instructions past which a function's call sites are not rewritten (see
@@ -39,17 +37,17 @@ impl<'m> Visibility<'m> {
     }
 
     /// Has `f` more than [`LARGE_FUNCTION`] instructions?
-    pub fn is_large(&self, f: Value<'m>) -> bool {
+    pub fn is_large(&self, f: Function<'m>) -> bool {
         *self.large.borrow_mut().entry(f).or_insert_with(|| f.instruction_count() > LARGE_FUNCTION)
     }
 
     /// Named in `llvm.used`/`llvm.compiler.used`: referenced where LLVM cannot see.
-    pub fn is_used_elsewhere(&self, f: Value<'m>) -> bool {
+    pub fn is_used_elsewhere(&self, f: Function<'m>) -> bool {
         self.used.contains(&f)
     }
 
     /// Can code outside this module call or reference `f` by name?
-    pub fn is_externally_visible(&self, f: Value<'m>) -> bool {
+    pub fn is_externally_visible(&self, f: Function<'m>) -> bool {
         if self.is_used_elsewhere(f) {
             return true;
         }
@@ -57,38 +55,31 @@ impl<'m> Visibility<'m> {
             // The module is the whole program: only the entry point is called from outside.
             return f.name() == "main";
         }
-        !is_local_linkage(f.linkage())
+        !f.linkage().is_local()
     }
 
     /// May `f` be erased once it has no uses left?
-    pub fn is_erasable_when_unused(&self, f: Value<'m>) -> bool {
+    pub fn is_erasable_when_unused(&self, f: Function<'m>) -> bool {
         if self.is_used_elsewhere(f) {
             return false;
         }
-        is_discardable_if_unused(f.linkage()) || !self.is_externally_visible(f)
+        f.linkage().is_discardable_if_unused() || !self.is_externally_visible(f)
     }
 
     /// May `f`'s body move into a merged body private to this module? Not when the linker may
     /// deduplicate `f` with copies in other modules (linkonce, weak, comdat) and the module is
     /// not the whole program: every module would then keep its own private copy.
-    pub fn may_share_privately(&self, f: Value<'m>) -> bool {
-        use llvm_sys::LLVMLinkage::*;
-        let dedupable = matches!(
-            f.linkage(),
-            LLVMLinkOnceAnyLinkage
-                | LLVMLinkOnceODRLinkage
-                | LLVMWeakAnyLinkage
-                | LLVMWeakODRLinkage
-        ) || f.has_comdat();
+    pub fn may_share_privately(&self, f: Function<'m>) -> bool {
+        let dedupable = f.linkage().is_linkonce_or_weak() || f.has_comdat();
         self.whole_program || !dedupable
     }
 
     /// Is the address of `f` insignificant, so its uses may be pointed at another function?
-    pub fn address_is_insignificant(&self, f: Value<'m>) -> bool {
+    pub fn address_is_insignificant(&self, f: Function<'m>) -> bool {
         if self.is_used_elsewhere(f) || f.is_interposable() {
             return false;
         }
-        if f.unnamed_addr() == LLVMUnnamedAddr::LLVMGlobalUnnamedAddr {
+        if f.unnamed_addr() == UnnamedAddr::Global {
             return true;
         }
         // In a whole program, an address nobody takes cannot be compared.
@@ -97,7 +88,7 @@ impl<'m> Visibility<'m> {
 }
 
 /// Can `g`'s body be replaced by a call that forwards its arguments?
-pub fn can_thunk(g: Value<'_>) -> Result<(), &'static str> {
+pub fn can_thunk(g: Function<'_>) -> Result<(), &'static str> {
     let ty = g.global_value_type();
     if ty.is_vararg() {
         return Err("variable arguments cannot be forwarded by a thunk");
@@ -117,13 +108,12 @@ pub fn can_thunk(g: Value<'_>) -> Result<(), &'static str> {
 
 /// Rewrites every direct call of `g` (as the callee) to call `target` instead. Returns how
 /// many call sites changed. `g` and `target` must be interchangeable.
-pub fn redirect_direct_calls<'m>(g: Value<'m>, target: Value<'m>) -> usize {
+pub fn redirect_direct_calls<'m>(g: Function<'m>, target: Function<'m>) -> usize {
     let mut n = 0;
     for (user, k) in g.users() {
-        if matches!(user.opcode(), Some(opcode::CALL | opcode::INVOKE))
-            && user.num_operands() == k + 1
-        {
-            user.set_operand(k, target);
+        let Some(call) = user.as_instruction() else { continue };
+        if matches!(call.opcode(), opcode::CALL | opcode::INVOKE) && call.num_operands() == k + 1 {
+            call.set_operand(k, target.as_value());
             n += 1;
         }
     }
@@ -147,18 +137,23 @@ pub fn forwarding_args<'m>(n: usize, extra: &[Value<'m>]) -> Vec<Arg<'m>> {
 }
 
 /// Turns `g` into a thunk: its body becomes `tail call target(args...)`.
-pub fn make_thunk<'m>(module: &'m Module<'_>, g: Value<'m>, target: Value<'m>, args: &[Arg<'m>]) {
+pub fn make_thunk<'m>(
+    module: &'m Module<'_>,
+    g: Function<'m>,
+    target: Function<'m>,
+    args: &[Arg<'m>],
+) {
     discard_body(module, g);
     write_forwarding_body(module, g, target, args);
 }
 
 /// Moves `f`'s body into a scratch function queued for erasure; `f` becomes a declaration.
-pub fn discard_body<'m>(module: &'m Module<'_>, f: Value<'m>) {
+pub fn discard_body<'m>(module: &'m Module<'_>, f: Function<'m>) {
     if f.is_declaration() {
         return;
     }
     let scratch = module.add_function("fmerge.discarded", f.global_value_type());
-    scratch.set_linkage(LLVMLinkage::LLVMPrivateLinkage);
+    scratch.set_linkage(Linkage::Private);
     assert!(f.move_body_to(scratch), "a function's body always fits a function of its own type");
     module.defer_erase(scratch);
 }
@@ -166,8 +161,8 @@ pub fn discard_body<'m>(module: &'m Module<'_>, f: Value<'m>) {
 /// Gives the body-less function `f` a body forwarding to `target`.
 pub fn write_forwarding_body<'m>(
     module: &'m Module<'_>,
-    f: Value<'m>,
-    target: Value<'m>,
+    f: Function<'m>,
+    target: Function<'m>,
     args: &[Arg<'m>],
 ) {
     assert!(f.is_declaration(), "thunk body for a function that still has one");
@@ -182,19 +177,19 @@ pub fn write_forwarding_body<'m>(
             Arg::Value(v) => v,
         })
         .collect();
-    let call = b.call(target.global_value_type(), target, &values);
+    let call = b.call(target.global_value_type(), target.as_value(), &values);
     call.set_call_like_function(target);
     let both_swifttail = f.call_conv() == SWIFT_TAIL_CC && target.call_conv() == SWIFT_TAIL_CC;
     call.set_tail_call_kind(if both_swifttail {
-        LLVMTailCallKind::LLVMTailCallKindMustTail
+        TailCallKind::MustTail
     } else {
-        LLVMTailCallKind::LLVMTailCallKindTail
+        TailCallKind::Tail
     });
     let ret_ty = f.global_value_type().return_type();
     if ret_ty.kind() == fmerge_core::ir::TypeKind::Void {
         b.ret(None);
     } else {
-        b.ret(Some(call));
+        b.ret(Some(call.as_value()));
     }
 }
 
@@ -223,7 +218,7 @@ pub fn write_forwarding_body<'m>(
 /// member's attributes, and members of one merge have equal target attributes.
 pub fn rewritable_call_sites<'m>(
     vis: &Visibility<'m>,
-    f: Value<'m>,
+    f: Function<'m>,
     args: &[Arg<'m>],
 ) -> Option<usize> {
     if vis.is_externally_visible(f) || !vis.is_erasable_when_unused(f) {
@@ -239,11 +234,12 @@ pub fn rewritable_call_sites<'m>(
     let fn_ty = f.global_value_type();
     let users = f.users();
     for (u, k) in &users {
-        let direct = u.opcode() == Some(opcode::CALL)
+        let u = u.as_instruction()?;
+        let direct = u.opcode() == opcode::CALL
             && u.num_operands() == k + 1
             && u.called_function_type() == fn_ty
             && u.operand_bundles().is_empty()
-            && u.tail_call_kind() != LLVMTailCallKind::LLVMTailCallKindMustTail as u32;
+            && u.tail_call_kind() != TailCallKind::MustTail;
         if !direct || u.parent_block().is_some_and(|b| vis.is_large(b.parent())) {
             return None;
         }
@@ -261,7 +257,7 @@ pub const ABI_FN_ATTRS: [&str; 3] = ["target-cpu", "target-features", "min-legal
 
 /// Whether a call from `caller` to `callee` passes vector and floating-point values the way
 /// `callee` expects them: both have the same [`ABI_FN_ATTRS`].
-pub fn same_abi_target(caller: Value<'_>, callee: Value<'_>) -> bool {
+pub fn same_abi_target(caller: Function<'_>, callee: Function<'_>) -> bool {
     ABI_FN_ATTRS.iter().all(|a| caller.fn_string_attr(a) == callee.fn_string_attr(a))
 }
 
@@ -269,13 +265,14 @@ pub fn same_abi_target(caller: Value<'_>, callee: Value<'_>) -> bool {
 /// the call's own argument `k`). Callers check [`rewritable_call_sites`] first.
 pub fn rewrite_call_sites<'m>(
     module: &'m Module<'_>,
-    f: Value<'m>,
-    body: Value<'m>,
+    f: Function<'m>,
+    body: Function<'m>,
     args: &[Arg<'m>],
 ) {
     let b = Builder::new(module);
     let body_ty = body.global_value_type();
-    for (call, _) in f.users() {
+    for (user, _) in f.users() {
+        let call = user.as_instruction().expect("rewritable call sites are instructions");
         b.position_before(call);
         let values: Vec<Value<'m>> = args
             .iter()
@@ -284,14 +281,14 @@ pub fn rewrite_call_sites<'m>(
                 Arg::Value(v) => v,
             })
             .collect();
-        let new = b.call(body_ty, body, &values);
+        let new = b.call(body_ty, body.as_value(), &values);
         new.set_call_like_function(body);
         new.copy_debug_loc_from(call);
-        if call.tail_call_kind() == LLVMTailCallKind::LLVMTailCallKindTail as u32 {
-            new.set_tail_call_kind(LLVMTailCallKind::LLVMTailCallKindTail);
+        if call.tail_call_kind() == TailCallKind::Tail {
+            new.set_tail_call_kind(TailCallKind::Tail);
         }
         if call.has_uses() {
-            call.replace_all_uses_with(new);
+            call.replace_all_uses_with(new.as_value());
         }
         // Out of the caller now: a merged body cloned from the caller before the next sweep
         // must not run the old call as well as the new one.
@@ -306,9 +303,9 @@ const SWIFT_TAIL_CC: u32 = 20;
 pub fn new_merged_function<'m>(
     module: &'m Module<'_>,
     base: &str,
-    like: Value<'m>,
+    like: Function<'m>,
     fn_ty: fmerge_llvm::Type<'m>,
-) -> Value<'m> {
+) -> Function<'m> {
     let m = module.add_function(&format!("{base}.fmerged"), fn_ty);
     m.copy_function_attrs_from(like);
     seal_merged_function(m);
@@ -317,10 +314,10 @@ pub fn new_merged_function<'m>(
 
 /// Gives a merged body the properties it must have, whatever was copied onto it (cloning a
 /// body also copies its origin's linkage properties and attributes).
-pub fn seal_merged_function(m: Value<'_>) {
-    m.set_linkage(LLVMLinkage::LLVMInternalLinkage);
-    m.set_visibility(llvm_sys::LLVMVisibility::LLVMDefaultVisibility);
-    m.set_unnamed_addr(LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+pub fn seal_merged_function(m: Function<'_>) {
+    m.set_linkage(Linkage::Internal);
+    m.set_visibility(fmerge_llvm::Visibility::Default);
+    m.set_unnamed_addr(UnnamedAddr::Global);
     m.set_dso_local(true);
     // The merged body must outlive every member, so it never sits in a member's comdat (the
     // linker may drop a comdat group in favour of another module's copy).

@@ -31,7 +31,9 @@ use fmerge_core::global::{FunctionSummary, MergeInfo, ModuleSummary, SimilarGrou
 use fmerge_core::ir::{FuncData, Operand, traits};
 use fmerge_core::profit;
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
-use fmerge_llvm::{Llvm, LlvmError, Module, Target, Value, cost};
+use fmerge_llvm::{
+    Function, Instruction, Linkage, Llvm, LlvmError, Module, Target, UnnamedAddr, Value, cost,
+};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
@@ -125,7 +127,7 @@ pub fn summarize(module: &Module<'_>, target: &Target, name: &str, bodies: bool)
     let found = candidates(module, &lowered, target, |_, _| {});
     let mut blob = Vec::new();
     if bodies {
-        let copies: Vec<Value<'_>> = found
+        let copies: Vec<Function<'_>> = found
             .iter()
             .enumerate()
             .filter_map(|(j, (k, _, _))| {
@@ -296,7 +298,7 @@ pub fn combine_similar(
             h.word(*key);
         }
         let gid = h.finish();
-        let keep: Vec<Value<'_>> =
+        let keep: Vec<Function<'_>> =
             members.iter().chain(&bodies).filter_map(|n| scratch.function(n)).collect();
         let (Some(mut export), Some(originals)) = (
             scratch.extract(&keep),
@@ -342,13 +344,12 @@ pub fn combine_similar(
 }
 
 /// Functions with bodies that `f`'s instructions name directly.
-fn referenced_definitions<'m>(f: Value<'m>) -> Vec<Value<'m>> {
+fn referenced_definitions<'m>(f: Function<'m>) -> Vec<Function<'m>> {
     let mut out = Vec::new();
     for b in f.blocks() {
         for i in b.instructions() {
             for k in 0..i.num_operands() {
-                if let Some(v) = i.operand(k).map(|v| v.strip_pointer_casts())
-                    && v.is_function()
+                if let Some(v) = i.operand(k).and_then(|v| v.strip_pointer_casts().as_function())
                     && !v.is_declaration()
                 {
                     out.push(v);
@@ -482,12 +483,12 @@ fn apply_similar(
         let comdats = !triple.contains("apple") && !triple.contains("darwin");
         for f in module.functions() {
             if f.name().starts_with(SHARED_PREFIX) && !f.is_declaration() {
-                f.set_linkage(llvm_sys::LLVMLinkage::LLVMLinkOnceODRLinkage);
-                f.set_visibility(llvm_sys::LLVMVisibility::LLVMHiddenVisibility);
-                f.set_unnamed_addr(llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+                f.set_linkage(Linkage::LinkOnceOdr);
+                f.set_visibility(fmerge_llvm::Visibility::Hidden);
+                f.set_unnamed_addr(UnnamedAddr::Global);
                 f.set_dso_local(true);
                 if comdats {
-                    module.give_own_comdat(f);
+                    module.give_own_comdat(f.as_global());
                 }
             }
         }
@@ -514,7 +515,7 @@ fn apply_similar(
             module.defer_erase(body);
             let mut values = body.params();
             values.extend(locals);
-            if !body.clone_body_mapped(thunk, &values) || body.verify_function().is_err() {
+            if !body.clone_body_mapped(thunk, &values) || body.verify().is_err() {
                 fold::discard_body(module, body);
                 stats.rolled_back += 1;
                 continue;
@@ -574,9 +575,9 @@ fn apply_similar(
 const SIMILAR_STAGE: &str = "global-similar";
 
 /// The shared body a group's thunk calls (for the report).
-fn shared_callee(thunk: Value<'_>) -> Option<String> {
+fn shared_callee(thunk: Function<'_>) -> Option<String> {
     thunk.blocks().into_iter().flat_map(|b| b.instructions()).find_map(|i| {
-        (i.opcode() == Some(fmerge_core::ir::opcode::CALL))
+        (i.opcode() == fmerge_core::ir::opcode::CALL)
             .then(|| i.called_value())
             .flatten()
             .map(|v| v.name())
@@ -601,7 +602,7 @@ fn parameterized_copy<'m>(
     handles: &fmerge_llvm::lower::FuncHandles<'m>,
     group: &fmerge_core::global::MergeGroup,
     args: &[Value<'m>],
-) -> Option<Value<'m>> {
+) -> Option<Function<'m>> {
     // Every site's operand index, before anything is built.
     let mut positions = Vec::new();
     for (p, sites) in group.params.iter().enumerate() {
@@ -622,7 +623,7 @@ fn parameterized_copy<'m>(
         return None;
     }
     fold::seal_merged_function(copy);
-    let insts: Vec<Value<'m>> = copy.blocks().iter().flat_map(|b| b.instructions()).collect();
+    let insts: Vec<Instruction<'m>> = copy.blocks().iter().flat_map(|b| b.instructions()).collect();
     if insts.len() != handles.insts.len() {
         fold::discard_body(module, copy);
         module.defer_erase(copy);
@@ -632,7 +633,7 @@ fn parameterized_copy<'m>(
     for &(i, k, p) in &positions {
         insts[i as usize].set_operand(k, cparams[first_extra + p]);
     }
-    if copy.verify_function().is_err() {
+    if copy.verify().is_err() {
         fold::discard_body(module, copy);
         module.defer_erase(copy);
         return None;

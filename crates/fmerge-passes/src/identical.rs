@@ -24,8 +24,7 @@ use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
 use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
-use fmerge_llvm::value::{is_local_linkage, is_odr_linkage};
-use fmerge_llvm::{Module, Target, Value, cost};
+use fmerge_llvm::{Function, Linkage, Module, Target, UnnamedAddr, cost};
 use std::collections::HashSet;
 use std::time::Instant;
 
@@ -116,7 +115,7 @@ fn one_round(
         };
         let f_units = cost::function_cost(target, f).unwrap_or(0);
         // The function that holds the shared body once the class is folded.
-        let mut body: Option<Value<'_>> = None;
+        let mut body: Option<Function<'_>> = None;
         for &g_idx in &members[1..] {
             let h_g = &lowered.handles[eligible[g_idx]];
             let g = h_g.function;
@@ -125,9 +124,7 @@ fn one_round(
             // mode that copy would be repeated in every module defining the pair, where the
             // linker used to keep one: leave such pairs alone there.
             let needs_private_body = f.is_interposable()
-                || (!opts.whole_program
-                    && is_odr_linkage(f.linkage())
-                    && is_odr_linkage(g.linkage()));
+                || (!opts.whole_program && f.linkage().is_odr() && g.linkage().is_odr());
             // Such a pair may still fold when g disappears entirely (no thunk, no copy).
             let only_erase = needs_private_body && !opts.whole_program;
             if needs_private_body && !only_erase && body.is_none() {
@@ -174,22 +171,22 @@ fn one_round(
 }
 
 /// Sort key for the surviving copy: smallest first (see the module comment, step 3).
-fn survivor_key(f: Value<'_>) -> (bool, bool, bool, String) {
-    (is_odr_linkage(f.linkage()), f.is_interposable(), is_local_linkage(f.linkage()), f.name())
+fn survivor_key(f: Function<'_>) -> (bool, bool, bool, String) {
+    (f.linkage().is_odr(), f.is_interposable(), f.linkage().is_local(), f.name())
 }
 
 /// Is a thunk to a body of `units` smaller than the body itself?
-fn thunk_pays(g: Value<'_>, units: i64) -> bool {
+fn thunk_pays(g: Function<'_>, units: i64) -> bool {
     units > profit::thunk_units(g.params().len())
 }
 
 /// Moves `f`'s body into a new private function (`f` is left without a body).
-fn move_to_private_body<'m>(module: &'m Module<'_>, f: Value<'m>) -> Value<'m> {
+fn move_to_private_body<'m>(module: &'m Module<'_>, f: Function<'m>) -> Function<'m> {
     let p = module.add_function(&format!("{}.fmerged", f.name()), f.global_value_type());
     p.copy_function_attrs_from(f);
-    p.set_linkage(llvm_sys::LLVMLinkage::LLVMPrivateLinkage);
-    p.set_visibility(llvm_sys::LLVMVisibility::LLVMDefaultVisibility);
-    p.set_unnamed_addr(llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+    p.set_linkage(Linkage::Private);
+    p.set_visibility(fmerge_llvm::Visibility::Default);
+    p.set_unnamed_addr(UnnamedAddr::Global);
     p.set_dso_local(true);
     p.clear_comdat();
     assert!(f.move_body_to(p), "a body always fits a function of its own type");
@@ -201,8 +198,8 @@ fn move_to_private_body<'m>(module: &'m Module<'_>, f: Value<'m>) -> Value<'m> {
 fn fold_into<'m>(
     module: &'m Module<'_>,
     vis: &Visibility<'m>,
-    g: Value<'m>,
-    body: Value<'m>,
+    g: Function<'m>,
+    body: Function<'m>,
     units: i64,
 ) -> Option<Disposal> {
     let thunkable = can_thunk(g).is_ok() && thunk_pays(g, units);
@@ -217,7 +214,7 @@ fn fold_into<'m>(
     }
     let has_alias_users = g.users().iter().any(|(u, _)| u.is_global_alias());
     if vis.address_is_insignificant(g) && !has_alias_users && (thunkable || erasable) {
-        g.replace_all_uses_with(body);
+        g.replace_all_uses_with(body.as_value());
     } else if thunkable || erasable {
         fold::redirect_direct_calls(g, body);
     } else {

@@ -8,17 +8,16 @@
 //! serving several functions may only keep the promises that hold in all of them.
 
 use fmerge_core::compare::Walk;
-use fmerge_core::ir::opcode;
-use fmerge_llvm::Value;
+use fmerge_llvm::{Function, Instruction};
 
 /// Instruction pairs of two equal functions: (instruction of the body that will serve both,
 /// corresponding instruction of the other function), in walk order.
 pub fn pairs<'m>(
-    keep_insts: &[Value<'m>],
+    keep_insts: &[Instruction<'m>],
     keep_walk: &Walk,
-    other_insts: &[Value<'m>],
+    other_insts: &[Instruction<'m>],
     other_walk: &Walk,
-) -> Vec<(Value<'m>, Value<'m>)> {
+) -> Vec<(Instruction<'m>, Instruction<'m>)> {
     keep_walk
         .insts
         .iter()
@@ -27,19 +26,23 @@ pub fn pairs<'m>(
         .collect()
 }
 
-fn is_call(v: Value<'_>) -> bool {
-    matches!(v.opcode(), Some(opcode::CALL | opcode::INVOKE | opcode::CALL_BR))
-}
-
 /// Can `keep` (a function with the instruction pairs given) take on `other`'s promises?
-pub fn compatible(keep: Value<'_>, other: Value<'_>, pairs: &[(Value<'_>, Value<'_>)]) -> bool {
+pub fn compatible<'m>(
+    keep: Function<'m>,
+    other: Function<'m>,
+    pairs: &[(Instruction<'m>, Instruction<'m>)],
+) -> bool {
     keep.attrs_intersectable(other)
-        && pairs.iter().filter(|(a, _)| is_call(*a)).all(|(a, b)| a.attrs_intersectable(*b))
+        && pairs.iter().filter(|(a, _)| a.is_call_like()).all(|(a, b)| a.attrs_intersectable(*b))
 }
 
 /// Gives `keep` and its instructions the intersection of their promises with `other`'s.
 /// Returns false if something did not intersect (callers check [`compatible`] first).
-pub fn apply(keep: Value<'_>, other: Value<'_>, pairs: &[(Value<'_>, Value<'_>)]) -> bool {
+pub fn apply<'m>(
+    keep: Function<'m>,
+    other: Function<'m>,
+    pairs: &[(Instruction<'m>, Instruction<'m>)],
+) -> bool {
     let mut ok = keep.intersect_attrs_with(other);
     for &(a, b) in pairs {
         ok &= instruction(a, b);
@@ -50,7 +53,7 @@ pub fn apply(keep: Value<'_>, other: Value<'_>, pairs: &[(Value<'_>, Value<'_>)]
 /// Gives instruction `keep` the intersection of its flags, metadata and (for calls) attributes
 /// with those of `other`, the instruction it will also stand for. Returns false if the call
 /// attributes do not intersect (the flags and metadata are intersected regardless).
-pub fn instruction(keep: Value<'_>, other: Value<'_>) -> bool {
+pub fn instruction<'m>(keep: Instruction<'m>, other: Instruction<'m>) -> bool {
     if keep == other || keep.opcode() != other.opcode() {
         return true;
     }
@@ -61,5 +64,5 @@ pub fn instruction(keep: Value<'_>, other: Value<'_>) -> bool {
             keep.drop_metadata(kind);
         }
     }
-    !is_call(keep) || keep.intersect_attrs_with(other)
+    !keep.is_call_like() || keep.intersect_attrs_with(other)
 }

@@ -5,7 +5,7 @@
 //! measured with one compilation: callers gather all candidates first.
 
 use fmerge_llvm::target::measure_bitcode_in_parallel;
-use fmerge_llvm::{Module, Result, Target, Value};
+use fmerge_llvm::{Function, Module, Result, Target};
 use std::collections::BTreeMap;
 
 /// Machine-code bytes of each function in `fns`, compiled on its own for `target`.
@@ -14,7 +14,7 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    pub fn of(module: &Module<'_>, target: &Target, fns: &[Value<'_>]) -> Result<Sizes> {
+    pub fn of(module: &Module<'_>, target: &Target, fns: &[Function<'_>]) -> Result<Sizes> {
         Sizes::of_groups(module, target, &[fns], 1).pop().expect("one group")
     }
 
@@ -24,7 +24,7 @@ impl Sizes {
     pub fn of_groups(
         module: &Module<'_>,
         target: &Target,
-        groups: &[&[Value<'_>]],
+        groups: &[&[Function<'_>]],
         jobs: usize,
     ) -> Vec<Result<Sizes>> {
         // A subset that does not verify is reported as an error (and would crash LLVM's
@@ -75,16 +75,16 @@ pub struct SizeCache {
     bytes: std::collections::HashMap<(String, usize), u64>,
 }
 
-fn cache_key(f: Value<'_>) -> (String, usize) {
+fn cache_key(f: Function<'_>) -> (String, usize) {
     (f.name(), f.blocks().iter().map(|b| b.instructions().len()).sum())
 }
 
 impl SizeCache {
-    pub fn get(&self, f: Value<'_>) -> Option<u64> {
+    pub fn get(&self, f: Function<'_>) -> Option<u64> {
         self.bytes.get(&cache_key(f)).copied()
     }
 
-    pub fn insert(&mut self, f: Value<'_>, bytes: u64) {
+    pub fn insert(&mut self, f: Function<'_>, bytes: u64) {
         self.bytes.insert(cache_key(f), bytes);
     }
 

@@ -140,7 +140,7 @@ pub fn optimize(
 }
 
 /// The size guard's measurements, kept across its re-runs: a function is compiled again only
-/// if something code generation reads from it changed (`Value::codegen_hash`). Most merges
+/// if something code generation reads from it changed (`Function::codegen_hash`). Most merges
 /// come out the same in every re-run, so re-runs compile little.
 #[derive(Default)]
 struct GuardSizes {

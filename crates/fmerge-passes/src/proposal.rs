@@ -9,12 +9,12 @@ use crate::fold::{self, Arg, Visibility};
 use crate::measure::{SizeCache, Sizes};
 use crate::report::{Disposal, Member};
 use fmerge_core::profit;
-use fmerge_llvm::{Module, Target, Value, cost};
+use fmerge_llvm::{Function, Linkage, Module, Target, cost};
 
 #[derive(Clone)]
 pub struct Proposal<'m> {
-    pub members: Vec<Value<'m>>,
-    pub body: Value<'m>,
+    pub members: Vec<Function<'m>>,
+    pub body: Function<'m>,
     /// For each member, the arguments the body needs from it (`Arg::Param(k)`: its own
     /// parameter `k`, or a call site's argument `k` when call sites are rewritten).
     pub args: Vec<Vec<Arg<'m>>>,
@@ -48,8 +48,8 @@ impl<'m> Proposal<'m> {
     pub fn plan(
         target: &Target,
         vis: &Visibility<'m>,
-        members: Vec<Value<'m>>,
-        body: Value<'m>,
+        members: Vec<Function<'m>>,
+        body: Function<'m>,
         args: Vec<Vec<Arg<'m>>>,
         body_factor: f64,
     ) -> Option<Proposal<'m>> {
@@ -153,7 +153,7 @@ pub fn measured_savings(
     }
     let mut originals = Vec::new();
     let mut new_fns = Vec::new();
-    let mut probes: Vec<Vec<Value<'_>>> = Vec::new();
+    let mut probes: Vec<Vec<Function<'_>>> = Vec::new();
     for p in proposals {
         originals.extend(p.members.iter().copied().filter(|&m| cache.get(m).is_none()));
         new_fns.push(p.body);
@@ -165,7 +165,7 @@ pub fn measured_savings(
             let name = format!("{}.fmerge.probe", m.name());
             let probe = module.add_function(&name, m.global_value_type());
             probe.copy_function_attrs_from(m);
-            probe.set_linkage(llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+            probe.set_linkage(Linkage::Internal);
             fold::write_forwarding_body(module, probe, p.body, args);
             new_fns.push(probe);
             ps.push(probe);
@@ -174,9 +174,9 @@ pub fn measured_savings(
     }
     // Originals and new functions together, in two halves of about as many instructions: two
     // module copies keep two cores busy, and the split never changes a size.
-    let all: Vec<Value<'_>> = originals.iter().chain(&new_fns).copied().collect();
+    let all: Vec<Function<'_>> = originals.iter().chain(&new_fns).copied().collect();
     let (h1, h2) = all.split_at(balanced_split(&all));
-    let groups: Vec<&[Value<'_>]> = [h1, h2].into_iter().filter(|g| !g.is_empty()).collect();
+    let groups: Vec<&[Function<'_>]> = [h1, h2].into_iter().filter(|g| !g.is_empty()).collect();
     let mut failed = false;
     let mut after = Vec::new();
     for sizes in Sizes::of_groups(module, target, &groups, jobs) {
@@ -216,7 +216,7 @@ pub fn measured_savings(
 
 /// Where to split `fns` so that both halves hold about as many instructions (code generation
 /// time follows the instruction count).
-fn balanced_split(fns: &[Value<'_>]) -> usize {
+fn balanced_split(fns: &[Function<'_>]) -> usize {
     let sizes: Vec<usize> = fns.iter().map(|f| f.instruction_count()).collect();
     let total: usize = sizes.iter().sum();
     let mut acc = 0;

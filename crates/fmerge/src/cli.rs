@@ -77,10 +77,10 @@ then `fmerge combine`, then `fmerge apply` on every module."
     /// Global merging, step 2 (once): combine all summaries into merge information.
     #[command(
         long_about = "Reads the summaries of all modules, groups functions with equal hashes, works \
-out the parameters each group needs and keeps the groups whose merge pays (seed 002's \
-Benefit > Cost model). Writes the merge information `fmerge apply` reads. Merge information \
-from an earlier build may be reused: applying stale information is always correct, it only \
-finds fewer merges."
+out the parameters each group needs and keeps the groups whose merge pays (the Benefit > Cost \
+model of \"Optimistic Global Function Merger\", Lee, Ren, Hoag, 2023). Writes the merge \
+information `fmerge apply` reads. Merge information from an earlier build may be reused: \
+applying stale information is always correct, it only finds fewer merges."
     )]
     Combine(CombineArgs),
     /// Global merging, step 3 (per module): apply the merge information.
@@ -99,7 +99,7 @@ Example (a Rust program linked from a merged fat-LTO module; check.sh builds and
   fmerge bisect demo.bc --test './check.sh {}' -- --whole-program"
     )]
     Bisect(BisectArgs),
-    /// Instrument a module for edge profiling with the fewest counters (seed 001).
+    /// Instrument a module for edge profiling with the fewest counters (Knuth; Ball and Larus).
     #[command(long_about = "Adds counters to every function of the module so that, after the \
 program runs, every block and edge count and every function's entry count can be rebuilt: the \
 counters sit on the edges outside a maximum spanning tree of each function's control flow \
@@ -135,16 +135,17 @@ of non-atomic counters in threads) are reported and left out.")]
     #[command(long_about = "Compares two builds of a program from profiles of work-mode \
 instrumented runs (`fmerge instrument --mode work` on the same unoptimized module, then each \
 build made from it), where every run may have had a different input: a run's performance is \
-its work per second, P = W/t (seed 001), which does not depend on how much work the input \
+its work per second, P = W/t (as in Rocha et al., \"Online Iterative Compilation Guided by \
+Low Overhead Profiling\"), which does not depend on how much work the input \
 asked for. Prints each build's mean P, the ratio B/A with a 95% bootstrap confidence \
 interval, and which build is faster once the interval excludes 1.")]
     Compare(ProfileCompareArgs),
     /// Fit the work metric's cost table to timed runs.
     #[command(long_about = "Reads training runs (JSON lines: {\"label\", \"executed\": \
-{class: instructions executed}, \"seconds\"}, as bench/profiling/costmodel.py writes them from \
+{class: instructions executed}, \"seconds\"}, as bench/fmbench profiling costmodel writes them from \
 counters profiles and timings of unoptimized builds) and fits the cost of each instruction \
 class by non-negative least squares with an intercept on relative errors, optionally pulled \
-towards the mean cost (--ridge) (seed 001). Writes the cost table for \
+towards the mean cost (--ridge). Writes the cost table for \
 `fmerge instrument --mode work --costs`.")]
     Fit(ProfileFitArgs),
 }
@@ -200,12 +201,11 @@ pub struct InstrumentArgs {
     #[arg(long, value_enum, default_value_t = ProbeKind::Optimal)]
     pub probes: ProbeKind,
     /// What the program records: a count for every block and edge (counters), or its work
-    /// (seed 001: Σ over blocks of the block's cost × its count, costs from `--costs`): the
-    /// same probes, only those whose count stands for some work, each weighed by that work
-    /// when the profile is merged, so a run's work is one number. Work compares builds run on
-    /// different inputs (`fmerge profile compare`);
-    /// instrument the unoptimized module so that the work of an input is the same in every
-    /// build made from it.
+    /// (Rocha et al.'s work metric: Σ over blocks of the block's cost × its count, costs from
+    /// `--costs`): the same probes, only those whose count stands for some work, each weighed
+    /// by that work when the profile is merged, so a run's work is one number. Work compares
+    /// builds run on different inputs (`fmerge profile compare`); instrument the unoptimized
+    /// module so that the work of an input is the same in every build made from it.
     #[arg(long, value_enum, default_value_t = ModeKind::Counters)]
     pub mode: ModeKind,
     /// Work mode: the cost table (`fmerge profile fit` writes one; default: the table fitted

@@ -8,12 +8,12 @@ use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_core::ir::traits;
 use fmerge_core::profit;
 use fmerge_llvm::lower::{Hashes, lower_functions};
-use fmerge_llvm::{Llvm, Target, Value, cost};
+use fmerge_llvm::{Function, Instruction, Llvm, Target, cost};
 use std::io::Write;
 
 const WIDTH: usize = 58;
 
-fn short(v: Value<'_>) -> String {
+fn short(v: Instruction<'_>) -> String {
     let text = v.print().split_whitespace().collect::<Vec<_>>().join(" ");
     let text = text.as_str();
     let text = text.split(", !").next().unwrap_or(text);
@@ -29,7 +29,7 @@ pub fn run(args: ExplainArgs) -> Result<()> {
     let llvm = Llvm::new();
     let module = crate::input::load(&llvm, &args.inputs)?;
     let target = Target::for_module(&module, args.target.as_deref())?;
-    let find = |name: &str| -> Result<Value<'_>> {
+    let find = |name: &str| -> Result<Function<'_>> {
         match module.function(name) {
             Some(f) if !f.is_declaration() => Ok(f),
             Some(_) => bail!("@{name} is only declared in this module"),

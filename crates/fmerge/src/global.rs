@@ -7,7 +7,7 @@ use crate::input::read_file;
 use anyhow::{Context, Result};
 use fmerge_core::global::{CostModel, MergeInfo, ModuleSummary, combine};
 use fmerge_llvm::output::{Emit, write_atomically, write_module};
-use fmerge_llvm::target::{Outlining, set_code_generation};
+use fmerge_llvm::target::Outlining;
 use fmerge_llvm::{Llvm, LlvmError, Target};
 use std::io::Write;
 use std::path::Path;
@@ -22,7 +22,7 @@ pub fn summarize(args: SummarizeArgs) -> Result<()> {
         // Round 1 of global outlining: the object as `apply --emit obj --outline` would make
         // it (before apply's changes: the recorded sequences are hints, stale ones harmless),
         // compiled before summarizing, which adds scratch copies of functions to the module.
-        set_code_generation(&args.codegen.switches(Some(Outlining::Record)));
+        llvm.set_code_generation(&args.codegen.switches(Some(Outlining::Record)));
         let mut obj_target = Target::for_object_file(&module, args.target.as_deref())?;
         obj_target.set_function_sections(true);
         write_module(&module, path, Emit::Object, &obj_target)?;
@@ -104,7 +104,7 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
                     Some(Outlining::Global(path.clone()))
                 }
             };
-            set_code_generation(&args.codegen.switches(outlining));
+            llvm.set_code_generation(&args.codegen.switches(outlining));
             Emit::Object
         }
     };

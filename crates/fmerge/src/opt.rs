@@ -81,11 +81,9 @@ pub fn run(args: OptArgs) -> Result<()> {
         // Only now: merges are priced without the outliner. A function's size in a module
         // subset with the outliner on depends on which other functions are in the subset, and
         // pricing that way came out larger than merging first and outlining after (Lua +5,
-        // zstd +319 bytes; bench/outline/compare.py). Frame helpers go with it: LLVM parses
+        // zstd +319 bytes; bench/fmbench outline compare). Frame helpers go with it: LLVM parses
         // its switches once per process.
-        fmerge_llvm::target::set_code_generation(
-            &args.codegen.switches(args.outline.then_some(Outlining::Local)),
-        );
+        llvm.set_code_generation(&args.codegen.switches(args.outline.then_some(Outlining::Local)));
     }
     let (emit, target) = match args.emit {
         EmitKind::Bc => (Emit::Bitcode, target),

@@ -14,10 +14,10 @@ struct SizeJson<'a> {
 }
 
 pub fn run(args: SizeArgs) -> Result<()> {
-    fmerge_llvm::target::set_code_generation(
+    let llvm = Llvm::new();
+    llvm.set_code_generation(
         &args.codegen.switches(args.outline.then_some(fmerge_llvm::target::Outlining::Local)),
     );
-    let llvm = Llvm::new();
     let module = crate::input::load(&llvm, &args.inputs)?;
     let target = Target::for_module(&module, args.target.as_deref())?;
     if args.target.is_some() {

@@ -1,4 +1,4 @@
-//! Other people's test suites under fmerge, the quick subset (`bench/testsuites/testsuites.py
+//! Other people's test suites under fmerge, the quick subset (`python3 bench/fmbench testsuites
 //! --quick`): serde_json 1.0.154's `tests/regression.rs` (which fmerge c783127 broke),
 //! itoa's tests, and issue 13's reproducer (`bench/testsuites/programs/regex_json`: regex and
 //! serde_json, which c783127 made abort), fetched from crates.io, built as fat-LTO modules,
@@ -8,7 +8,7 @@
 //! valgrind memcheck with no new error. The full run (31 crates, four
 //! modes) is `make reliability`; its last result is in docs/RELIABILITY.md.
 //!
-//! The C side (`bench/testsuites/csuites.py`): expat's own test suite, compiled as C and as
+//! The C side (`python3 bench/fmbench csuites`): expat's own test suite, compiled as C and as
 //! C++, merged the same two ways.
 
 use std::path::Path;
@@ -20,14 +20,14 @@ fn crates_own_tests_pass_after_merging() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("testsuites");
     let json = work.join("quick.json");
     let out = Command::new("python3")
-        .arg(root.join("bench/testsuites/testsuites.py"))
-        .args(["--quick", "--modes", "default,whole-program", "--fmerge"])
+        .arg(root.join("bench/fmbench"))
+        .args(["testsuites", "--quick", "--modes", "default,whole-program", "--fmerge"])
         .arg(env!("CARGO_BIN_EXE_fmerge"))
         .arg("--json")
         .arg(&json)
         .env("FMERGE_TESTSUITES_WORK", &work)
         .output()
-        .expect("python3 runs bench/testsuites/testsuites.py");
+        .expect("python3 runs bench/fmbench testsuites");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "test suites differ after merging:\n{stdout}\n{stderr}");
@@ -58,14 +58,14 @@ fn c_and_cxx_test_suites_pass_after_merging() {
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("csuites");
     let json = work.join("quick.json");
     let out = Command::new("python3")
-        .arg(root.join("bench/testsuites/csuites.py"))
-        .args(["expat", "--modes", "default,whole-program", "--fmerge"])
+        .arg(root.join("bench/fmbench"))
+        .args(["csuites", "expat", "--modes", "default,whole-program", "--fmerge"])
         .arg(env!("CARGO_BIN_EXE_fmerge"))
         .arg("--json")
         .arg(&json)
         .env("FMERGE_TESTSUITES_WORK", &work)
         .output()
-        .expect("python3 runs bench/testsuites/csuites.py");
+        .expect("python3 runs bench/fmbench csuites");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "expat's tests differ after merging:\n{stdout}\n{stderr}");

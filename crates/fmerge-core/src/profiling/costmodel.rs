@@ -87,7 +87,7 @@ impl CostTable {
         }
     }
 
-    /// The table fitted for x86-64 shipped with fmerge (`bench/profiling/costmodel.py`).
+    /// The table fitted for x86-64 shipped with fmerge (`bench/fmbench profiling costmodel`).
     pub fn builtin() -> CostTable {
         serde_json::from_str(include_str!("costs_x86_64.json"))
             .expect("the built-in cost table parses")
@@ -130,7 +130,7 @@ pub struct TrainingRun {
 /// against a 100% error on one run; 0 = plain NNLS). Without the ridge, classes that always
 /// occur together trade their costs arbitrarily and rare classes absorb the noise; the ridge
 /// keeps costs that the data cannot tell apart near the mean, which generalises better to
-/// programs the fit has not seen (bench/profiling/costmodel.py picks `ridge` by
+/// programs the fit has not seen (bench/fmbench profiling costmodel picks `ridge` by
 /// leave-one-program-out validation).
 pub fn fit(runs: &[TrainingRun], source: &str, ridge: f64) -> Result<CostTable, String> {
     let runs: Vec<&TrainingRun> = runs.iter().filter(|r| r.seconds > 0.0).collect();

@@ -7,8 +7,8 @@
 //! `fmerge_core::profiling::probes`. This module only reads and writes IR.
 
 use crate::ffi;
+use crate::ir::{Block, Function, GlobalVar};
 use crate::module::Module;
-use crate::value::{Block, Value};
 use std::collections::HashMap;
 
 /// What a block is, for probe placement.
@@ -107,7 +107,7 @@ pub enum CounterSite {
 
 use fmerge_core::profiling::files::{RAW_END_WORD, RAW_HEADER_WORDS, RAW_MAGIC};
 
-impl<'m> Value<'m> {
+impl<'m> Function<'m> {
     /// The number of blocks and the edges, one per successor slot (blocks by index, in block
     /// order then slot order): the control flow without analyses.
     pub fn cfg_edges(self) -> (usize, Vec<(u32, u32)>) {
@@ -145,7 +145,7 @@ impl<'m> Value<'m> {
     /// Puts a counter update at each site: site `i` adds `updates[i].1` (wrapping) to word
     /// `updates[i].0` of the module's profile data ([`ProfileData::counter_word`] or
     /// a header word). Sites refer to blocks and successor slots as
-    /// [`Value::control_flow`] numbered them before this call. A `SplitEdge` site must name an
+    /// [`Function::control_flow`] numbered them before this call. A `SplitEdge` site must name an
     /// edge that can be split (not into a funclet pad, not out of indirectbr/callbr) whose
     /// source has several successors and whose target has several predecessors; an edge into a
     /// landing pad gets a landing pad of its own. Otherwise this returns an error and the
@@ -217,7 +217,7 @@ impl<'m> Value<'m> {
 
     /// Gives the function a profile: its entry count and, on each terminator with two or more
     /// successors, branch weights from `edge_counts` (one per successor slot, in
-    /// [`Value::control_flow`] order). Replaces any profile it had.
+    /// [`Function::control_flow`] order). Replaces any profile it had.
     pub fn set_profile(self, entry: u64, edge_counts: &[u64]) {
         assert!(self.is_function() && !self.is_declaration());
         // SAFETY: a live function definition; the shim reads at most `edge_counts.len()`
@@ -242,7 +242,7 @@ pub struct Promotion {
 /// time, cost, CPU time) and the counters, `u64` words written as one record at exit.
 #[derive(Clone, Copy, Debug)]
 pub struct ProfileData<'m> {
-    global: Value<'m>,
+    global: GlobalVar<'m>,
     words: u64,
 }
 
@@ -270,7 +270,7 @@ impl<'c> Module<'c> {
             )
         };
         ProfileData {
-            global: Value::from_raw(g).expect("profile data global"),
+            global: GlobalVar::from_raw(g).expect("profile data global"),
             words: ProfileData::HEADER_WORDS + counters,
         }
     }
@@ -282,7 +282,7 @@ impl<'c> Module<'c> {
     }
 
     /// Counter promotion, after every function's counters were placed
-    /// ([`Value::instrument_counters`], non-atomic): in every loop that no call but a harmless
+    /// ([`Function::instrument_counters`], non-atomic): in every loop that no call but a harmless
     /// intrinsic (memcpy, lifetime, arithmetic, ...) can leave or look into, each counter
     /// updated more often than the loop is entered (by LLVM's static estimate) is loaded once
     /// before the loop, kept in an SSA value and stored at every exit; innermost loops first,

@@ -5,11 +5,12 @@
 //!   edge per successor slot, static weights, which blocks may leave without coming back),
 //!   counter updates at the chosen sites, counter promotion, the module's counter data and
 //!   the runtime that appends it as a raw record at exit, and a profile's counts written back
-//!   as `!prof` metadata (entry counts, branch weights, the profile summary). The C++ half is
-//!   in the shim.
+//!   as `!prof` metadata (entry counts, branch weights, the profile summary). The shim holds
+//!   the other half (the IR surgery, and the runtime itself).
 //!
 //! Reading the profile a module was built with is part of the IR handles it reads:
-//! `Value::entry_count`, `Value::max_profile_count` and `Value::block_profile_counts` (block
-//! counts by LLVM's `BlockFrequencyInfo`), and `Module::profile_hot_threshold`.
+//! `Function::entry_count`, `Function::max_profile_count` and
+//! `Function::block_profile_counts` (block counts by LLVM's `BlockFrequencyInfo`, in
+//! `ir/function.rs`), and `Module::profile_hot_threshold` (`module.rs`).
 
 pub mod instrument;

@@ -35,7 +35,7 @@ use fmerge_core::profiling::files::{
 };
 use fmerge_core::profiling::probes::{self, Cfg, FlowEdge};
 use fmerge_llvm::profiling::instrument::{ControlFlow, CounterSite, ProfileData, Promotion};
-use fmerge_llvm::{Module, Value};
+use fmerge_llvm::{Function, Module};
 use std::collections::HashMap;
 
 /// How to count.
@@ -143,7 +143,7 @@ fn place_counters(
         return Err(InstrumentError::AlreadyInstrumented);
     }
     let calls = module.comeback_analysis(opts.assume_calls_return);
-    let mut planned: Vec<(Value<'_>, FunctionProbes, Vec<CounterSite>)> = Vec::new();
+    let mut planned: Vec<(Function<'_>, FunctionProbes, Vec<CounterSite>)> = Vec::new();
     let mut skipped = Vec::new();
     let mut opcodes: Vec<String> = Vec::new();
     let mut opcode_index: HashMap<&'static str, u32> = HashMap::new();
@@ -326,8 +326,8 @@ fn probe_costs(f: &FunctionProbes, opcodes: &[String], costs: &CostTable) -> Vec
     }
 }
 
-fn skip_reason(f: Value<'_>) -> Option<&'static str> {
-    if f.linkage() == fmerge_llvm::value::Linkage::LLVMAvailableExternallyLinkage {
+fn skip_reason(f: Function<'_>) -> Option<&'static str> {
+    if f.linkage() == fmerge_llvm::Linkage::AvailableExternally {
         return Some("available_externally: its code is not emitted here");
     }
     if f.has_fn_attr("naked") {

@@ -24,7 +24,7 @@
 //!    value on that side's edges (a `select` in the predecessor where an edge serves both sides
 //!    with different values) and `poison` where neither side takes the edge.
 //! 6. **Dominance.** Values defined on one side's path and used after the paths join are
-//!    demoted to stack slots and promoted back (`Value::repair_dominance`), as SalSSA does.
+//!    demoted to stack slots and promoted back (`Function::repair_dominance`), as SalSSA does.
 //! 7. **Checks.** Debug info is dropped (one body cannot claim two source locations), and the
 //!    function must verify; any failure abandons the merge (the caller erases the body).
 //!
@@ -37,7 +37,7 @@ use fmerge_core::align::{AlignEntry, BlockAlignment, FunctionAlignment};
 use fmerge_core::compare::{UNREACHED, Walk};
 use fmerge_core::ir::{FuncData, opcode};
 use fmerge_llvm::lower::FuncHandles;
-use fmerge_llvm::{Block, Builder, Module, Value};
+use fmerge_llvm::{Block, Builder, Function, Instruction, Module, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Values a merged body may have to carry across joins through new phis (plus one per 16
@@ -56,7 +56,7 @@ pub struct Side<'a, 'm> {
 type Provenance = [Option<u32>; 2];
 
 struct Gen<'a, 'm> {
-    m: Value<'m>,
+    m: Function<'m>,
     id: Value<'m>,
     b: Builder<'m>,
     sides: [&'a Side<'a, 'm>; 2],
@@ -64,17 +64,17 @@ struct Gen<'a, 'm> {
     map: &'a ParamMap,
     vmap: [HashMap<Value<'m>, Value<'m>>; 2],
     start: [HashMap<u32, Block<'m>>; 2],
-    hoisted: HashSet<Value<'m>>,
+    hoisted: HashSet<Instruction<'m>>,
     /// Copied instructions and the originals they stand for.
-    copies: Vec<(Value<'m>, [Option<u32>; 2])>,
+    copies: Vec<(Instruction<'m>, [Option<u32>; 2])>,
     /// Rebuilt phis: the new phi and the original phi it stands for on each side.
-    phis: Vec<(Value<'m>, [Option<Value<'m>>; 2])>,
+    phis: Vec<(Instruction<'m>, [Option<Instruction<'m>>; 2])>,
     /// Provenance of every edge into a block that may have phis, and each edge's predecessor
     /// once per branch operand (a switch may reach one block several times).
     provenance: HashMap<(Block<'m>, Block<'m>), Provenance>,
     preds: HashMap<Block<'m>, Vec<Block<'m>>>,
     /// Lifetime markers of paired blocks left out of the merged body (side, original marker).
-    dropped_markers: Vec<(usize, Value<'m>)>,
+    dropped_markers: Vec<(usize, Instruction<'m>)>,
     /// Stack slots of the merged body that lost one of their original lifetime markers: all
     /// of their markers go (see [`Gen::settle_lifetimes`]).
     lost_markers: HashSet<Value<'m>>,
@@ -83,7 +83,7 @@ struct Gen<'a, 'm> {
 /// Builds the body of `m` (an empty function with `map`'s parameters plus the identifier).
 pub fn build<'a, 'm>(
     module: &'m Module<'_>,
-    m: Value<'m>,
+    m: Function<'m>,
     sides: [&'a Side<'a, 'm>; 2],
     align: &FunctionAlignment,
     map: &'a ParamMap,
@@ -137,7 +137,7 @@ pub fn build<'a, 'm>(
     g.settle_lifetimes(module)?;
     m.strip_debug_info();
     m.repair_dominance(MAX_REPAIRS)?;
-    m.verify_function().map_err(|e| format!("merged body does not verify: {}", e.trim()))
+    m.verify().map_err(|e| format!("merged body does not verify: {}", e.trim()))
 }
 
 fn param_index<'m>(s: &Side<'_, 'm>) -> HashMap<Value<'m>, u32> {
@@ -170,7 +170,7 @@ fn reachable_only(align: &FunctionAlignment, sides: [&Side<'_, '_>; 2]) -> Vec<B
 }
 
 impl<'a, 'm> Gen<'a, 'm> {
-    fn inst(&self, s: usize, i: u32) -> Value<'m> {
+    fn inst(&self, s: usize, i: u32) -> Instruction<'m> {
         self.sides[s].handles.insts[i as usize]
     }
 
@@ -183,7 +183,7 @@ impl<'a, 'm> Gen<'a, 'm> {
     /// with the same type, alignment and size (in order); the rest get their own.
     fn hoist_allocas(&mut self, entry: Block<'m>) {
         self.b.position_at_end(entry);
-        let static_allocas = |s: usize| -> Vec<(u32, Value<'m>)> {
+        let static_allocas = |s: usize| -> Vec<(u32, Instruction<'m>)> {
             let d = self.sides[s].data;
             let Some(first) = d.blocks.first() else { return Vec::new() };
             first
@@ -202,18 +202,18 @@ impl<'a, 'm> Gen<'a, 'm> {
         for (i, v) in left {
             let c = v.clone_instruction();
             self.b.insert(c);
-            self.vmap[0].insert(v, c);
+            self.vmap[0].insert(v.as_value(), c.as_value());
             self.hoisted.insert(v);
             if let Some(k) = right.iter().position(|&(j, _)| shape(1, j) == shape(0, i)) {
                 let (_, w) = right.remove(k);
-                self.vmap[1].insert(w, c);
+                self.vmap[1].insert(w.as_value(), c.as_value());
                 self.hoisted.insert(w);
             }
         }
         for (_, w) in right {
             let c = w.clone_instruction();
             self.b.insert(c);
-            self.vmap[1].insert(w, c);
+            self.vmap[1].insert(w.as_value(), c.as_value());
             self.hoisted.insert(w);
         }
     }
@@ -223,11 +223,11 @@ impl<'a, 'm> Gen<'a, 'm> {
     }
 
     /// Copies instruction `i` of side `s` (operands fixed later) at the builder position.
-    fn copy(&mut self, s: usize, i: u32) -> Value<'m> {
+    fn copy(&mut self, s: usize, i: u32) -> Instruction<'m> {
         let orig = self.inst(s, i);
         let c = orig.clone_instruction();
         self.b.insert(c);
-        self.vmap[s].insert(orig, c);
+        self.vmap[s].insert(orig.as_value(), c.as_value());
         let mut from = [None, None];
         from[s] = Some(i);
         self.copies.push((c, from));
@@ -235,18 +235,18 @@ impl<'a, 'm> Gen<'a, 'm> {
     }
 
     /// The phis of original block `blk` of side `s`.
-    fn phis_in(&self, s: usize, blk: u32) -> Vec<Value<'m>> {
+    fn phis_in(&self, s: usize, blk: u32) -> Vec<Instruction<'m>> {
         let bb = self.sides[s].handles.blocks[blk as usize];
-        bb.instructions().into_iter().take_while(|i| i.opcode() == Some(opcode::PHI)).collect()
+        bb.instructions().into_iter().take_while(|i| i.opcode() == opcode::PHI).collect()
     }
 
     /// Rebuilds the phis of original blocks `blks[s]` at the builder position. Phis of the two
     /// sides with the same type share one new phi (in order), which saves the `select` every
     /// use would otherwise need.
     fn rebuild_phis(&mut self, blks: [Option<u32>; 2]) {
-        let mut left: Vec<Value<'m>> = blks[0].map_or(Vec::new(), |b| self.phis_in(0, b));
-        let right: Vec<Value<'m>> = blks[1].map_or(Vec::new(), |b| self.phis_in(1, b));
-        let mut pairs: Vec<[Option<Value<'m>>; 2]> = Vec::new();
+        let mut left: Vec<Instruction<'m>> = blks[0].map_or(Vec::new(), |b| self.phis_in(0, b));
+        let right: Vec<Instruction<'m>> = blks[1].map_or(Vec::new(), |b| self.phis_in(1, b));
+        let mut pairs: Vec<[Option<Instruction<'m>>; 2]> = Vec::new();
         for r in right {
             match left.iter().position(|l| l.ty() == r.ty()) {
                 Some(k) => pairs.push([Some(left.remove(k)), Some(r)]),
@@ -259,7 +259,7 @@ impl<'a, 'm> Gen<'a, 'm> {
             let p = self.b.phi(ty);
             for (vmap, o) in self.vmap.iter_mut().zip(origin) {
                 if let Some(o) = o {
-                    vmap.insert(o, p);
+                    vmap.insert(o.as_value(), p.as_value());
                 }
             }
             self.phis.push((p, origin));
@@ -303,7 +303,7 @@ impl<'a, 'm> Gen<'a, 'm> {
         match (self.pad_of(0, left), self.pad_of(1, right)) {
             (Some(p), Some(q)) => {
                 let c = self.copy(0, p);
-                self.vmap[1].insert(self.inst(1, q), c);
+                self.vmap[1].insert(self.inst(1, q).as_value(), c.as_value());
             }
             (None, None) => {}
             _ => return Err("a landing pad paired with an ordinary block".into()),
@@ -328,7 +328,7 @@ impl<'a, 'm> Gen<'a, 'm> {
             if let AlignEntry::Match(i, j) = flat[k] {
                 self.b.position_at_end(cur);
                 let c = self.copy(0, i);
-                self.vmap[1].insert(self.inst(1, j), c);
+                self.vmap[1].insert(self.inst(1, j).as_value(), c.as_value());
                 self.copies.last_mut().expect("just copied").1[1] = Some(j);
                 k += 1;
                 continue;
@@ -450,7 +450,7 @@ impl<'a, 'm> Gen<'a, 'm> {
 
     fn fix_single(
         &mut self,
-        c: Value<'m>,
+        c: Instruction<'m>,
         here: Block<'m>,
         s: usize,
         i: u32,
@@ -472,10 +472,16 @@ impl<'a, 'm> Gen<'a, 'm> {
         Ok(())
     }
 
-    fn fix_shared(&mut self, c: Value<'m>, here: Block<'m>, i: u32, j: u32) -> Result<(), String> {
+    fn fix_shared(
+        &mut self,
+        c: Instruction<'m>,
+        here: Block<'m>,
+        i: u32,
+        j: u32,
+    ) -> Result<(), String> {
         let (x, y) = (self.inst(0, i), self.inst(1, j));
         let (bx, by) = (self.block_of(0, i), self.block_of(1, j));
-        let is_invoke = x.opcode() == Some(opcode::INVOKE);
+        let is_invoke = x.opcode() == opcode::INVOKE;
         let n = x.num_operands();
         for k in 0..n {
             let (ox, oy) =
@@ -512,7 +518,7 @@ impl<'a, 'm> Gen<'a, 'm> {
                     } else {
                         self.b.position_before(c);
                         let sel = self.b.select(self.id, v1, v0);
-                        c.set_operand(k, sel);
+                        c.set_operand(k, sel.as_value());
                     }
                 }
                 _ => return Err("a label paired with a value".into()),
@@ -526,7 +532,7 @@ impl<'a, 'm> Gen<'a, 'm> {
 
     fn fill_phis(&mut self) -> Result<(), String> {
         let phis = std::mem::take(&mut self.phis);
-        let mut selects: HashMap<(Value<'m>, Block<'m>), Value<'m>> = HashMap::new();
+        let mut selects: HashMap<(Instruction<'m>, Block<'m>), Value<'m>> = HashMap::new();
         for (p, origin) in phis {
             let here = p.parent_block().ok_or("a phi outside any block")?;
             let preds = self.preds.get(&here).cloned().unwrap_or_default();
@@ -549,7 +555,7 @@ impl<'a, 'm> Gen<'a, 'm> {
                             let term =
                                 pred.terminator().ok_or("a predecessor without terminator")?;
                             self.b.position_before(term);
-                            let sel = self.b.select(self.id, b, a);
+                            let sel = self.b.select(self.id, b, a).as_value();
                             selects.insert((p, pred), sel);
                             sel
                         }
@@ -594,7 +600,7 @@ impl<'a, 'm> Gen<'a, 'm> {
     }
 
     /// The merged value phi `orig` of side `s` receives from original block `ob`.
-    fn incoming(&self, s: usize, orig: Value<'m>, ob: u32) -> Result<Value<'m>, String> {
+    fn incoming(&self, s: usize, orig: Instruction<'m>, ob: u32) -> Result<Value<'m>, String> {
         let ob = self.sides[s].handles.blocks[ob as usize];
         let (v, _) = orig
             .phi_incoming()
@@ -606,8 +612,8 @@ impl<'a, 'm> Gen<'a, 'm> {
 }
 
 /// `llvm.lifetime.start` / `llvm.lifetime.end`.
-fn is_lifetime_marker(v: Value<'_>) -> bool {
-    v.opcode() == Some(opcode::CALL)
+fn is_lifetime_marker(v: Instruction<'_>) -> bool {
+    v.opcode() == opcode::CALL
         && v.called_value()
             .is_some_and(|c| c.is_function() && c.name().starts_with("llvm.lifetime."))
 }

@@ -43,7 +43,7 @@ use fmerge_core::profiling::work;
 use fmerge_core::profit::{self, Verdict};
 use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
-use fmerge_llvm::{Module, Target, Value, cost};
+use fmerge_llvm::{Function, Module, Target, Value, cost};
 use params::ParamMap;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -139,7 +139,7 @@ struct Round<'a, 'm, 'c> {
     memo: &'a mut Memo,
     lowered: LoweredModule<'m>,
     vis: Visibility<'m>,
-    index_of: HashMap<Value<'m>, usize>,
+    index_of: HashMap<Function<'m>, usize>,
     walks: Vec<Option<Walk>>,
     costs: Vec<Option<Option<Vec<i64>>>>,
     /// Candidate for merging right now (eligible, not merged, not stale, not pending).
@@ -463,8 +463,10 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         for (&m, &rewrite) in p.members.iter().zip(&p.rewrite) {
             if rewrite {
                 for (user, _) in m.users() {
-                    if let Some(k) =
-                        user.parent_block().and_then(|b| self.index_of.get(&b.parent()))
+                    if let Some(k) = user
+                        .as_instruction()
+                        .and_then(|u| u.parent_block())
+                        .and_then(|b| self.index_of.get(&b.parent()))
                     {
                         stale.push(*k);
                     }
@@ -625,7 +627,7 @@ fn pair_key(names: &(String, String)) -> (String, String) {
 }
 
 /// Function-level properties two functions must share for one body to serve both.
-fn may_share_body(fa: &FuncData, a: Value<'_>, fb: &FuncData, b: Value<'_>) -> bool {
+fn may_share_body(fa: &FuncData, a: Function<'_>, fb: &FuncData, b: Function<'_>) -> bool {
     if fa.ret_type != fb.ret_type || a.call_conv() != b.call_conv() {
         return false;
     }
@@ -644,7 +646,7 @@ fn build_body<'a, 'm>(
     sides: [&'a Side<'a, 'm>; 2],
     align: &fmerge_core::align::FunctionAlignment,
     map: &'a ParamMap,
-) -> Result<Value<'m>, String> {
+) -> Result<Function<'m>, String> {
     let (a, b) = (sides[0].handles.function, sides[1].handles.function);
     let fn_ty = a.global_value_type();
     let mut param_tys = Vec::with_capacity(map.types.len() + 1);
