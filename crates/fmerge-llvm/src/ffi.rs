@@ -1,4 +1,5 @@
-//! Declarations of the C++ shim (`shim/shim.cpp`). Nothing outside this crate sees them.
+//! Declarations of the C++ shim (`shim/`, one file per job: `shim/shim.h` says which). Nothing
+//! outside this crate sees them.
 //!
 //! Each function takes C API handles; the safe wrappers in the other modules uphold the
 //! invariants stated there (live objects of the right kind).
@@ -25,7 +26,7 @@ unsafe extern "C" {
     pub fn fm_block_profile_counts(f: LLVMValueRef, out: *mut u64, n: usize) -> i64;
     pub fn fm_function_codegen_hash(f: LLVMValueRef) -> u64;
     pub fn fm_profile_hot_threshold(m: LLVMModuleRef, percentile: u64) -> i64;
-    // shim/instrument.cpp
+    // shim/profiling/
     pub fn fm_comeback_analysis_new(m: LLVMModuleRef, assume_calls_return: i32) -> *mut c_void;
     pub fn fm_comeback_analysis_free(a: *mut c_void);
     pub fn fm_block_facts(f: LLVMValueRef, analysis: *const c_void, out: *mut u32, n: usize);
@@ -52,6 +53,7 @@ unsafe extern "C" {
         data: LLVMValueRef,
         end_word: u64,
         on_signals: i32,
+        err: *mut *mut c_char,
     ) -> i32;
     pub fn fm_opcode_name(i: LLVMValueRef) -> *const c_char;
     pub fn fm_forget_memory_effects(m: LLVMModuleRef);

@@ -1,9 +1,9 @@
 //! # fmerge-llvm: the only crate that talks to LLVM
 //!
 //! LLVM 22 through inkwell 0.11 (contexts, parsing, targets, pass pipelines), llvm-sys 221 (IR
-//! walking and surgery the safe wrappers need) and a small C++ shim (`shim/shim.cpp`) for what
-//! the C API lacks: TTI code-size costs, dso_local, attribute and body moves, phi block updates,
-//! dominance queries, flag intersection, module subsets.
+//! walking and surgery the safe wrappers need) and a small C++ shim (`shim/`, one file per job)
+//! for what the C API lacks: TTI code-size costs, dso_local, attribute and body moves, phi block
+//! updates, dominance queries, flag intersection, module subsets.
 //!
 //! **Architecture invariant:** every `unsafe` block of fmerge is in this crate, each with a
 //! `SAFETY:` comment; everything exported is safe, and nothing exported is an llvm-sys or

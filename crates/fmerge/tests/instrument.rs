@@ -572,3 +572,87 @@ fn crowded_loops_keep_counters_in_memory() {
     assert!(body("simple").contains("%fmerge.count.promoted"), "simple was not promoted");
     check_exact("pressure.c", &[&["40"]], &[], &[]);
 }
+
+/// The runtime is C, compiled for each target fmerge has it for and linked into the module as
+/// bitcode: every such target gets it (the module verifies and compiles, the constructor and
+/// destructor are there, the C library's functions are called even where the program has a
+/// local function of the same name, the signal handler is a weak symbol), and a module whose
+/// data layout none of them was built for gets a clear error.
+#[test]
+fn every_supported_target_gets_the_runtime_and_others_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = d.join("f.c");
+    std::fs::write(
+        &src,
+        "__attribute__((noinline)) static int open(int x) { return x * 3; }\n\
+         int f(int x) { return x > 3 ? open(x) : x + 1; }\n",
+    )
+    .unwrap();
+    let targets = [
+        ("x86_64-linux-gnu", true),
+        ("x86_64-linux-gnux32", true),
+        ("i686-linux-gnu", true),
+        ("aarch64-linux-gnu", true),
+        ("aarch64_be-linux-gnu", true),
+        ("aarch64-linux-android", false),
+        ("armv7-linux-gnueabihf", true),
+        ("thumbv7-linux-gnueabihf", true),
+        ("riscv64-linux-gnu", true),
+        ("riscv32-linux-gnu", true),
+        ("aarch64-linux-gnu_ilp32", true),
+        ("riscv64-linux-musl", true),
+    ];
+    for (target, signals) in targets {
+        let bc = d.join(format!("{target}.bc"));
+        run_ok(
+            Command::new("clang-22")
+                .arg(format!("--target={target}"))
+                .args(["-O2", "-emit-llvm", "-c"])
+                .arg(&src)
+                .arg("-o")
+                .arg(&bc),
+        );
+        for on_signal in [false, signals].into_iter().collect::<std::collections::BTreeSet<_>>() {
+            let inst = d.join(format!("{target}-{on_signal}.bc"));
+            let mut cmd = fmerge();
+            cmd.arg("instrument").arg(&bc).arg("-q").arg("-o").arg(&inst);
+            if on_signal {
+                cmd.arg("--write-on-signal");
+            }
+            run_ok(&mut cmd);
+            verify(&inst);
+            let obj = inst.with_extension("o");
+            run_ok(Command::new("llc-22").args(["-filetype=obj", "-o"]).arg(&obj).arg(&inst));
+            let nm = run_ok(Command::new("llvm-nm-22").arg(&obj));
+            let symbols = String::from_utf8(nm.stdout).unwrap();
+            let has = |kind: &str, name: &str| {
+                symbols.lines().any(|l| l.ends_with(&format!(" {kind} {name}")))
+            };
+            for name in ["__fmerge_prof_init", "__fmerge_prof_write"] {
+                assert!(has("t", name), "{target}: no {name} in\n{symbols}");
+            }
+            for name in ["open", "write", "close", "clock_gettime", "getenv"] {
+                assert!(has("U", name), "{target}: {name} is not the C library's in\n{symbols}");
+            }
+            assert!(symbols.contains(" t open."), "{target}: f's own open, renamed\n{symbols}");
+            assert_eq!(has("W", "__fmerge_prof_on_signal"), on_signal, "{target}\n{symbols}");
+        }
+    }
+    // x86-64 with 32-bit pointers and 4-byte aligned i64: neither x86-64's layout nor x32's.
+    let odd = d.join("odd.ll");
+    std::fs::write(
+        &odd,
+        "target datalayout = \"e-m:e-p:32:32-i64:32-f80:32-n8:16:32-S128\"\n\
+         target triple = \"x86_64-unknown-linux-gnu\"\n\
+         define i32 @f(i32 %x) {\n  %y = add i32 %x, 1\n  ret i32 %y\n}\n",
+    )
+    .unwrap();
+    let odd_bc = d.join("odd.bc");
+    run_ok(Command::new("llvm-as-22").arg(&odd).arg("-o").arg(&odd_bc));
+    let out =
+        fmerge().arg("instrument").arg(&odd_bc).arg("-o").arg(d.join("m.bc")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no profile runtime"));
+    assert!(!d.join("m.bc").exists());
+}

@@ -1,4 +1,4 @@
-//! Edge profiling in LLVM IR (seed 001; `shim/instrument.cpp`): what fmerge must know of a
+//! Edge profiling in LLVM IR (seed 001; `shim/profiling/`): what fmerge must know of a
 //! function's control flow to place probes, the counter increments at the chosen sites, the
 //! runtime that writes the counters, and profile counts put back into a module as `!prof`
 //! metadata.
@@ -228,6 +228,18 @@ impl<'m> Function<'m> {
     }
 }
 
+/// Why [`Module::add_profile_runtime`] added nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuntimeError {
+    /// Signal handlers for a target whose `struct sigaction` and signal numbers the runtime
+    /// does not know.
+    SignalAbi,
+    /// fmerge was built without a runtime for the module's architecture and data layout.
+    NoRuntime,
+    /// The runtime could not be linked into the module (LLVM's message).
+    Link(String),
+}
+
 /// What counter promotion did in one function.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Promotion {
@@ -309,21 +321,38 @@ impl<'c> Module<'c> {
         Promotion { loops, counters }
     }
 
-    /// Adds the runtime that appends the profile data to `$FMERGE_PROFILE_FILE` (default
-    /// `fmerge.profraw`) at exit and, with `on_signals`, when a signal that ends the process
-    /// arrives (see `shim/instrument.cpp`). `false` if `on_signals` is asked for a target whose
-    /// signal ABI the runtime does not know (glibc or musl Linux on x86, Arm, AArch64, RISC-V,
-    /// LoongArch); nothing is added then.
-    pub fn add_profile_runtime(&self, data: ProfileData<'_>, on_signals: bool) -> bool {
-        // SAFETY: a live module and its own profile data global; the shim adds functions,
-        // globals and constructor/destructor entries.
-        unsafe {
+    /// Adds the profile runtime (`shim/profiling/`), which appends the profile data to
+    /// `$FMERGE_PROFILE_FILE` (default `fmerge.profraw`) at exit and, with `on_signals`, when a
+    /// signal that ends the process arrives. Errors: `on_signals` for a target whose signal ABI
+    /// the runtime does not know (glibc or musl Linux on x86, Arm, AArch64, RISC-V, LoongArch)
+    /// and a target fmerge has no runtime for add nothing; a failure of LLVM's linker may leave
+    /// the module partly changed (the caller discards it).
+    pub fn add_profile_runtime(
+        &self,
+        data: ProfileData<'_>,
+        on_signals: bool,
+    ) -> Result<(), RuntimeError> {
+        let mut err = std::ptr::null_mut();
+        // SAFETY: a live module and its own profile data global; the shim adds the runtime's
+        // functions and globals to the module (it may rename a local symbol whose name the
+        // runtime needs: handles stay valid) and deletes nothing; `err` gets a malloc'ed
+        // message or null.
+        let rc = unsafe {
             ffi::fm_profile_runtime(
                 self.raw(),
                 data.global.raw(),
                 RAW_END_WORD as u64,
                 i32::from(on_signals),
-            ) == 0
+                &mut err,
+            )
+        };
+        // SAFETY: a message from the shim's strdup, freed once.
+        let message = (!err.is_null()).then(|| unsafe { ffi::take_message(err) });
+        match rc {
+            0 => Ok(()),
+            -1 => Err(RuntimeError::SignalAbi),
+            -2 => Err(RuntimeError::NoRuntime),
+            _ => Err(RuntimeError::Link(message.unwrap_or_default())),
         }
     }
 

@@ -5,8 +5,8 @@
 //!   edge per successor slot, static weights, which blocks may leave without coming back),
 //!   counter updates at the chosen sites, counter promotion, the module's counter data and
 //!   the runtime that appends it as a raw record at exit, and a profile's counts written back
-//!   as `!prof` metadata (entry counts, branch weights, the profile summary). The shim holds
-//!   the other half (the IR surgery, and the runtime itself).
+//!   as `!prof` metadata (entry counts, branch weights, the profile summary). The other half
+//!   is `shim/profiling/`: the IR surgery in C++, and the runtime itself in C.
 //!
 //! Reading the profile a module was built with is part of the IR handles it reads:
 //! `Function::entry_count`, `Function::max_profile_count` and

@@ -34,7 +34,9 @@ use fmerge_core::profiling::files::{
     FunctionProbes, MapOptions, ProbeMap, ProfileFile, Scheme, cfg_hash,
 };
 use fmerge_core::profiling::probes::{self, Cfg, FlowEdge};
-use fmerge_llvm::profiling::instrument::{ControlFlow, CounterSite, ProfileData, Promotion};
+use fmerge_llvm::profiling::instrument::{
+    ControlFlow, CounterSite, ProfileData, Promotion, RuntimeError,
+};
 use fmerge_llvm::{Function, Module};
 use std::collections::HashMap;
 
@@ -97,6 +99,12 @@ pub enum InstrumentError {
          module's triple is {0:?}"
     )]
     UnsupportedSignals(String),
+    #[error(
+        "fmerge instrument has no profile runtime for the module's target (triple {0:?}, data \
+         layout {1:?}): it has one for Linux on x86-64, x32, x86, AArch64, Arm and RISC-V, each \
+         with the data layout clang gives it"
+    )]
+    NoRuntime(String, String),
     #[error("the module is already instrumented by fmerge (it defines __fmerge_prof_data)")]
     AlreadyInstrumented,
     #[error("instrumenting {0}")]
@@ -124,9 +132,15 @@ pub fn instrument(
     let data = module.profile_data().expect("the profile data was added");
     module.forget_memory_effects();
     module.isolate_counters(data);
-    if !module.add_profile_runtime(data, opts.write_on_signal) {
-        return Err(InstrumentError::UnsupportedSignals(module.triple()));
-    }
+    module.add_profile_runtime(data, opts.write_on_signal).map_err(|e| match e {
+        RuntimeError::SignalAbi => InstrumentError::UnsupportedSignals(module.triple()),
+        RuntimeError::NoRuntime => {
+            InstrumentError::NoRuntime(module.triple(), module.data_layout())
+        }
+        RuntimeError::Link(message) => {
+            InstrumentError::Surgery(format!("linking the profile runtime: {message}"))
+        }
+    })?;
     Ok(Instrumented { map, promotion })
 }
 

@@ -1,0 +1,200 @@
+// Copies of modules and moving a module's contents into another.
+//
+// What. A module holding only some functions' definitions, for measuring their code
+// (`fm_clone_module_subset`); an exact copy with the use-list order (`fm_clone_module_exact`);
+// a cloner's copy that shares named types (`fm_clone_module_sharing_types`); and moving all of
+// one module's contents into another module object (`fm_move_module_contents`).
+//
+// Why. The size guard generates code for a few functions in threads of its own; the pass plugin
+// must leave its result in the module object the host owns. The C API only clones whole
+// modules, losing the use-list order that steers code generation.
+//
+// How. LLVM's CloneModule with a filter, then `dropUnreferenced` (shared with global merging);
+// the exact copy round-trips through bitcode with the use-list order kept; moving splices
+// LLVM's symbol lists and recreates comdats in the destination.
+
+#include "shim.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalAlias.h"
+#include "llvm/IR/GlobalIFunc.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <cstring>
+#include <functional>
+#include <string>
+#include <unordered_set>
+
+using namespace llvm;
+using fmshim::collectErrors;
+
+// Erases the declarations, global variables and aliases of `M` that nothing uses. Unused
+// constants can hold the last uses of others, so it repeats until nothing changes.
+void fmshim::dropUnreferenced(Module &M) {
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (Function &F : llvm::make_early_inc_range(M))
+      if (F.isDeclaration() && F.use_empty()) {
+        F.eraseFromParent();
+        Changed = true;
+      }
+    for (GlobalVariable &G : llvm::make_early_inc_range(M.globals())) {
+      G.removeDeadConstantUsers();
+      if (G.use_empty()) {
+        G.eraseFromParent();
+        Changed = true;
+      }
+    }
+    for (GlobalAlias &A : llvm::make_early_inc_range(M.aliases()))
+      if (A.use_empty()) {
+        A.eraseFromParent();
+        Changed = true;
+      }
+  }
+}
+
+extern "C" {
+
+// A new module holding definitions of only the listed functions; every other global becomes a
+// declaration (global variables keep their initializers). Used to measure candidate functions by
+// generating code for just them; kept private functions become internal so they have symbols.
+LLVMModuleRef fm_clone_module_subset(LLVMModuleRef M, LLVMValueRef *Fns, size_t N) {
+  std::unordered_set<const GlobalValue *> Keep;
+  for (size_t i = 0; i < N; ++i)
+    Keep.insert(unwrap<GlobalValue>(Fns[i]));
+  // A global whose initializer takes the address of a block in a function that becomes a
+  // declaration cannot be copied (there is no block to point at): it becomes a declaration too.
+  std::function<bool(const Constant *)> foreignBlockAddress = [&](const Constant *C) {
+    if (auto *BA = dyn_cast<BlockAddress>(C))
+      return Keep.count(BA->getFunction()) == 0;
+    if (isa<GlobalValue>(C))
+      return false;
+    for (const Use &U : C->operands())
+      if (auto *Op = dyn_cast<Constant>(U.get()))
+        if (foreignBlockAddress(Op))
+          return true;
+    return false;
+  };
+  ValueToValueMapTy VMap;
+  std::unique_ptr<Module> New = CloneModule(*unwrap(M), VMap, [&](const GlobalValue *GV) {
+    if (Keep.count(GV))
+      return true;
+    // Only constants' contents can shape a function's code (a memcpy from a constant string
+    // becomes immediate stores); other globals need not be copied.
+    auto *Var = dyn_cast<GlobalVariable>(GV);
+    return Var && Var->isConstant() &&
+           !(Var->hasInitializer() && foreignBlockAddress(Var->getInitializer()));
+  });
+  // Drop what no kept function reaches: every other function of a large module became a
+  // declaration, and reading those back in the measuring threads cost more than generating the
+  // code.
+  fmshim::dropUnreferenced(*New);
+  // Private functions get no symbol table entry, so their size could not be read back.
+  for (Function &F : *New)
+    if (!F.isDeclaration() && F.hasPrivateLinkage())
+      F.setLinkage(GlobalValue::InternalLinkage);
+  return wrap(New.release());
+}
+
+// An exact copy of `M` in the same context, use-list order included (CloneModule loses it, and
+// with it the code `llc` would generate). Returns null and a malloc'ed message on failure.
+LLVMModuleRef fm_clone_module_exact(LLVMModuleRef MRef, char **Err) {
+  *Err = nullptr;
+  Module *M = unwrap(MRef);
+  SmallString<0> Buf;
+  raw_svector_ostream OS(Buf);
+  std::string Message = collectErrors(M->getContext(), [&] {
+    WriteBitcodeToFile(*M, OS, /*ShouldPreserveUseListOrder=*/true);
+  });
+  if (!Message.empty()) {
+    *Err = strdup(Message.c_str());
+    return nullptr;
+  }
+  auto Parsed = parseBitcodeFile(MemoryBufferRef(StringRef(Buf.data(), Buf.size()), "copy"),
+                                 M->getContext());
+  if (!Parsed) {
+    *Err = strdup(toString(Parsed.takeError()).c_str());
+    return nullptr;
+  }
+  return wrap(Parsed->release());
+}
+
+// A copy of `M` made by LLVM's cloner: it shares M's named types (a copy read back from
+// bitcode gets renamed ones, `%struct.T.0`) but not its use-list order. What a pass plugin
+// keeps to restore the host's module with `fm_move_module_contents` if merging fails.
+LLVMModuleRef fm_clone_module_sharing_types(LLVMModuleRef MRef) {
+  return wrap(CloneModule(*unwrap(MRef)).release());
+}
+
+// Replaces everything in `Dst` with the contents of `Src` (same context), leaving `Src` empty:
+// functions, global variables, aliases and ifuncs are moved (not copied), comdats recreated in
+// `Dst`, named metadata (module flags included), inline assembly, triple, data layout and
+// source file name taken over. A pass inside someone else's process must keep working on the
+// module object the host owns; this is how a result computed in another module object
+// (the size guard's re-run, the backup taken before a failed run) gets back into it.
+void fm_move_module_contents(LLVMModuleRef DstRef, LLVMModuleRef SrcRef) {
+  Module *Dst = unwrap(DstRef);
+  Module *Src = unwrap(SrcRef);
+  // Empty Dst: first every reference between its globals, then the globals themselves.
+  Dst->dropAllReferences();
+  while (!Dst->ifunc_empty())
+    Dst->ifunc_begin()->eraseFromParent();
+  while (!Dst->alias_empty())
+    Dst->alias_begin()->eraseFromParent();
+  while (!Dst->empty())
+    Dst->begin()->eraseFromParent();
+  while (!Dst->global_empty())
+    Dst->global_begin()->eraseFromParent();
+  while (!Dst->named_metadata_empty())
+    Dst->eraseNamedMetadata(&*Dst->named_metadata_begin());
+  Dst->getComdatSymbolTable().clear();
+  // Comdats live in their module's table: give each moved object Dst's comdat of that name.
+  auto Recomdat = [&](GlobalObject &GO) {
+    if (const Comdat *C = GO.getComdat()) {
+      Comdat *D = Dst->getOrInsertComdat(C->getName());
+      D->setSelectionKind(C->getSelectionKind());
+      GO.setComdat(D);
+    }
+  };
+  for (Function &F : *Src)
+    Recomdat(F);
+  for (GlobalVariable &G : Src->globals())
+    Recomdat(G);
+  Dst->getFunctionList().splice(Dst->end(), Src->getFunctionList());
+  while (!Src->global_empty()) {
+    GlobalVariable *G = &*Src->global_begin();
+    Src->removeGlobalVariable(G);
+    Dst->insertGlobalVariable(G);
+  }
+  while (!Src->alias_empty()) {
+    GlobalAlias *A = &*Src->alias_begin();
+    Src->removeAlias(A);
+    Dst->insertAlias(A);
+  }
+  while (!Src->ifunc_empty()) {
+    GlobalIFunc *I = &*Src->ifunc_begin();
+    Src->removeIFunc(I);
+    Dst->insertIFunc(I);
+  }
+  for (NamedMDNode &N : Src->named_metadata()) {
+    NamedMDNode *D = Dst->getOrInsertNamedMetadata(N.getName());
+    for (MDNode *Op : N.operands())
+      D->addOperand(Op);
+  }
+  while (!Src->named_metadata_empty())
+    Src->eraseNamedMetadata(&*Src->named_metadata_begin());
+  Dst->setModuleInlineAsm(Src->getModuleInlineAsm());
+  Dst->setTargetTriple(Src->getTargetTriple());
+  Dst->setDataLayout(Src->getDataLayout());
+  Dst->setSourceFileName(Src->getSourceFileName());
+}
+
+} // extern "C"
