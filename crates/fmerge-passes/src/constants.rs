@@ -25,13 +25,13 @@ use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
 use crate::measure::SizeCache;
 use crate::options::Options;
-use crate::profile::Counts;
+use crate::profiling::pricing::BlockCounts;
 use crate::proposal::{self, Proposal};
 use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
 use fmerge_core::compare::{self, Mode, UNREACHED, Walk};
 use fmerge_core::ir::{FuncData, traits};
+use fmerge_core::profiling::work;
 use fmerge_core::profit;
-use fmerge_core::work;
 use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
 use fmerge_llvm::{Function, Instruction, Module, Target, Value, cost};
 use std::collections::HashSet;
@@ -87,7 +87,7 @@ fn one_round(
             Some(traits::describe(f.traits & BLOCKING))
         } else if !vis.may_share_privately(func) {
             Some(PER_MODULE_COPIES.to_string())
-        } else if let Some(why) = report.work.exclusion(opts, &f.name) {
+        } else if let Some(why) = report.ledger.exclusion(opts, &f.name) {
             Some(why)
         } else {
             can_thunk(func).err().map(str::to_string)
@@ -122,7 +122,7 @@ fn one_round(
     let mut proposals = Vec::new();
     let mut params_of = Vec::new();
     // Per proposal: the work it adds at run time, and its body's block counts.
-    let mut runtime: Vec<(u64, Counts)> = Vec::new();
+    let mut runtime: Vec<(u64, BlockCounts)> = Vec::new();
     for class in &classes {
         let Some(plan) = compare::param_plan(lowered.tables(), &funcs, &walks, class) else {
             continue;
@@ -204,17 +204,17 @@ fn one_round(
             module.defer_erase(body);
             continue;
         };
-        let counts: Vec<Counts> =
-            proposal.members.iter().map(|m| report.work.counts(opts, &m.name())).collect();
+        let counts: Vec<BlockCounts> =
+            proposal.members.iter().map(|m| report.ledger.counts(opts, &m.name())).collect();
         let member_walks: Vec<&Walk> = class.iter().map(|&c| &walks[c]).collect();
         let (body_counts, sites) =
             body_counts(funcs[class[0]], &member_walks, &counts, &plan.sites);
-        let calls: Vec<u64> = counts.iter().map(Counts::entry).collect();
+        let calls: Vec<u64> = counts.iter().map(BlockCounts::entry).collect();
         let added = work::sites_work(sites).saturating_add(proposal.call_work(&calls));
         // Not affordable even if it saved what it plausibly can: dropped before any code is
         // generated to measure it (`Proposal::plausible_saving`).
-        if let Some(why) = report.work.refusal(opts, added, proposal.plausible_saving(margins)) {
-            report.work.over_budget += 1;
+        if let Some(why) = report.ledger.refusal(opts, added, proposal.plausible_saving(margins)) {
+            report.ledger.over_budget += 1;
             report.skipped.push(Skipped {
                 stage: STAGE,
                 function: proposal.members.iter().map(|m| m.name()).collect::<Vec<_>>().join(" + "),
@@ -234,11 +234,11 @@ fn one_round(
         &proposals,
         margins,
         &mut SizeCache::default(),
-        &mut proposal::Budget::for_stage(module, opts),
+        &mut proposal::MeasureBudget::for_stage(module, opts),
         opts.jobs,
         stats,
     );
-    // The winners spend the run-time budget, most bytes per unit of added work first (without
+    // The winners spend the slowdown budget, most bytes per unit of added work first (without
     // a profile every merge is free and the order is the proposals' order).
     let mut kept = Vec::new();
     for (k, (p, v)) in proposals.iter().zip(&verdicts).enumerate() {
@@ -268,7 +268,7 @@ fn one_round(
         let (p, v, params) = (&proposals[k], &verdicts[k], params_of[k]);
         let (added, body_counts) = &runtime[k];
         let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
-        if let Err(why) = report.work.spend(opts, *added, priced[j].0) {
+        if let Err(why) = report.ledger.spend(opts, *added, priced[j].0) {
             report.skipped.push(Skipped {
                 stage: STAGE,
                 function: originals.join(" + "),
@@ -278,12 +278,12 @@ fn one_round(
             continue;
         }
         if !report.admit(&opts.gate, &originals) {
-            report.work.budget.spent -= added;
+            report.ledger.budget.spent -= added;
             module.defer_erase(p.body);
             continue;
         }
         let members = p.commit(module, &vis);
-        report.work.set_body(p.body.name(), body_counts.clone());
+        report.ledger.set_body(p.body.name(), body_counts.clone());
         merges += 1;
         stats.merges += 1;
         stats.functions_removed_or_thunked += members.len();
@@ -300,7 +300,7 @@ fn one_round(
             decided_on: Some(v.basis),
             entry_counts: None,
             added_work: opts.profile.is_some().then_some(*added),
-            work_fraction: report.work.fraction(opts, *added),
+            work_fraction: report.ledger.fraction(opts, *added),
         });
     }
     merges
@@ -314,11 +314,11 @@ fn one_round(
 fn body_counts(
     rep: &FuncData,
     member_walks: &[&Walk],
-    counts: &[Counts],
+    counts: &[BlockCounts],
     sites: &[(u32, u32, u32)],
-) -> (Counts, Vec<u64>) {
-    if !counts.iter().any(Counts::ran) {
-        return (Counts::Cold, Vec::new());
+) -> (BlockCounts, Vec<u64>) {
+    if !counts.iter().any(BlockCounts::ran) {
+        return (BlockCounts::Cold, Vec::new());
     }
     let mut summed = vec![0u64; rep.blocks.len()];
     for (walk, c) in member_walks.iter().zip(counts) {
@@ -332,5 +332,5 @@ fn body_counts(
     }
     let block_of = work::block_of_insts(rep);
     let sites = sites.iter().map(|&(i, _, _)| summed[block_of[i as usize] as usize]).collect();
-    (Counts::Blocks(summed), sites)
+    (BlockCounts::Blocks(summed), sites)
 }

@@ -98,7 +98,8 @@ pub struct Options {
     /// Which merges may be committed (all, unless bisecting or vetoed).
     pub gate: Gate,
     /// Read the module's profile, if it has one, and price merges by the work they add
-    /// (`crate::profile`); false merges as if there were no profile (`--ignore-profile`).
+    /// (`crate::profiling::pricing`); false merges as if there were no profile
+    /// (`--ignore-profile`).
     pub use_profile: bool,
     /// The share of the module's work (by its profile) that merges with constants and of
     /// similar functions may add together (`--max-slowdown`, a fraction: 0.005 is 0.5%).
@@ -112,7 +113,7 @@ pub struct Options {
     pub hot_percentile: Option<u32>,
     /// The module's profile, read by [`crate::optimize`] (callers leave it `None`).
     #[serde(skip)]
-    pub profile: Option<std::sync::Arc<crate::profile::Profile>>,
+    pub profile: Option<std::sync::Arc<crate::profiling::pricing::ModuleProfile>>,
 }
 
 impl Default for Options {
@@ -128,8 +129,8 @@ impl Default for Options {
             input_verified: false,
             gate: Gate::default(),
             use_profile: true,
-            max_slowdown: crate::profile::DEFAULT_MAX_SLOWDOWN,
-            max_slowdown_per_kb: crate::profile::DEFAULT_MAX_SLOWDOWN_PER_KB,
+            max_slowdown: crate::profiling::pricing::DEFAULT_MAX_SLOWDOWN,
+            max_slowdown_per_kb: crate::profiling::pricing::DEFAULT_MAX_SLOWDOWN_PER_KB,
             hot_percentile: None,
             profile: None,
         }

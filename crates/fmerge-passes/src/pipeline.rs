@@ -46,7 +46,7 @@ pub fn optimize(
     opts.profile = opts
         .use_profile
         .then(|| {
-            crate::profile::Profile::read(
+            crate::profiling::pricing::ModuleProfile::read(
                 module,
                 opts.hot_percentile,
                 opts.max_slowdown,
@@ -61,7 +61,7 @@ pub fn optimize(
         report.functions_before = functions_before;
         report.functions_after = count_definitions(module);
         if let Some(p) = &opts.profile {
-            crate::profile::annotate(&mut report, p);
+            crate::profiling::pricing::annotate(&mut report, p);
         }
         report
     };
@@ -195,8 +195,10 @@ fn run_stages(
     opts: &Options,
     progress: &dyn Fn(&str),
 ) -> Result<Report, LlvmError> {
-    let mut report =
-        Report { work: crate::profile::Ledger::new(opts.profile.as_deref()), ..Report::default() };
+    let mut report = Report {
+        ledger: crate::profiling::pricing::Ledger::new(opts.profile.as_deref()),
+        ..Report::default()
+    };
     if opts.stages.identical {
         progress("merging identical functions");
         identical::run(module, target, opts, &mut report);

@@ -9,28 +9,28 @@
 //!
 //! fmerge turns them into block counts (LLVM's `BlockFrequencyInfo`), the module's **work**
 //! (executed IR instructions: Σ block count × block instructions) and, for every merge with
-//! constants or of similar functions, the work it **adds** (`fmerge_core::work`: calls times
-//! the thunk's jump and extra arguments, parameterized constants and `select`s/branches on the
-//! function id times how often their original blocks ran). The merges of a module may add at
-//! most `--max-slowdown` (0.5% by default) of its work together: each stage spends that budget
-//! on the merges that save the most bytes per unit of added work first, in the batches it
-//! decides together (a round of merging with constants; a batch of similar merges). Functions
-//! the profile never saw run (count 0), and functions without counts in a module that has a
-//! profile (as LLVM treats them), are cold: merging them is free. Identical merges are not
-//! priced (they cost at most a jump).
+//! constants or of similar functions, the work it **adds** (`fmerge_core::profiling::work`:
+//! calls times the thunk's jump and extra arguments, parameterized constants and
+//! `select`s/branches on the function id times how often their original blocks ran). The
+//! merges of a module may add at most `--max-slowdown` (0.5% by default) of its work together:
+//! each stage spends that budget on the merges that save the most bytes per unit of added work
+//! first, in the batches it decides together (a round of merging with constants; a batch of
+//! similar merges). Functions the profile never saw run (count 0), and functions without
+//! counts in a module that has a profile (as LLVM treats them), are cold: merging them is
+//! free. Identical merges are not priced (they add at most a jump).
 //!
 //! A merged body inherits counts when they are known: a body of functions equal up to
 //! constants has their control flow, so its block counts are the members' summed. A similar
 //! merge's body has neither member's blocks; if one of its members ran, it is not merged again
-//! (its cost could not be priced).
+//! (the work it adds could not be priced).
 //!
 //! `--hot-percentile P` adds the older, coarser rule on top: functions hot at LLVM's P%
 //! cutoff (an entry count or branch weight among the largest counts that make up P% of all
-//! counts) stay out of merging with constants and of similar merging whatever a merge would
-//! cost. Global merging's parameterized copies (`crate::global`) use that cut at 99%.
+//! counts) stay out of merging with constants and of similar merging whatever work a merge
+//! would add. Global merging's parameterized copies (`crate::global`) use that cut at 99%.
 
 use crate::options::Options;
-use fmerge_core::work::{self, WorkBudget};
+use fmerge_core::profiling::work::{self, SlowdownBudget};
 use fmerge_llvm::Module;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -55,15 +55,15 @@ struct FnCounts {
     blocks: Vec<u64>,
 }
 
-/// Counts, hot threshold and work of one module's profile.
+/// The profile a module was built with, as the stages use it: counts, hot threshold and work.
 #[derive(Clone, Debug)]
-pub struct Profile {
+pub struct ModuleProfile {
     /// The percentile (millionths) the hot threshold was computed for.
     pub percentile: u32,
     /// Count at which a function is hot (never 0: a profile with no counts has no hot
     /// functions).
     pub hot_threshold: u64,
-    /// Whether hot functions stay out of merges that add work whatever they cost
+    /// Whether hot functions stay out of merges that add work whatever they add
     /// (`--hot-percentile`).
     pub cut: bool,
     /// The module's work: executed IR instructions, Σ block count × block instructions.
@@ -77,7 +77,7 @@ pub struct Profile {
 
 /// How often the blocks of a function ran, as far as the stages can tell.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Counts {
+pub enum BlockCounts {
     /// Never ran, or no counts in a module with a profile: merging it adds no work.
     Cold,
     /// Each block's count in layout order (block 0's is the entry count).
@@ -86,11 +86,11 @@ pub enum Counts {
     Unknown,
 }
 
-impl Counts {
+impl BlockCounts {
     /// Block `b`'s count (0 when cold or unknown).
     pub fn block(&self, b: usize) -> u64 {
         match self {
-            Counts::Blocks(c) => c.get(b).copied().unwrap_or(0),
+            BlockCounts::Blocks(c) => c.get(b).copied().unwrap_or(0),
             _ => 0,
         }
     }
@@ -101,7 +101,7 @@ impl Counts {
 
     pub fn blocks(&self) -> &[u64] {
         match self {
-            Counts::Blocks(c) => c,
+            BlockCounts::Blocks(c) => c,
             _ => &[],
         }
     }
@@ -109,14 +109,14 @@ impl Counts {
     /// Whether the function may have run.
     pub fn ran(&self) -> bool {
         match self {
-            Counts::Cold => false,
-            Counts::Blocks(c) => c.iter().any(|&n| n > 0),
-            Counts::Unknown => true,
+            BlockCounts::Cold => false,
+            BlockCounts::Blocks(c) => c.iter().any(|&n| n > 0),
+            BlockCounts::Unknown => true,
         }
     }
 }
 
-impl Profile {
+impl ModuleProfile {
     /// The module's profile, or `None` if it was not built with one. `cut`: the percentile
     /// (millionths) at which functions are kept out of merging whatever a merge costs (`None`:
     /// no such cut; the report still gives the hot functions at LLVM's 99%). `max_slowdown`:
@@ -126,7 +126,7 @@ impl Profile {
         cut: Option<u32>,
         max_slowdown: f64,
         max_slowdown_per_kb: f64,
-    ) -> Option<Profile> {
+    ) -> Option<ModuleProfile> {
         let percentile = cut.unwrap_or(DEFAULT_HOT_PERCENTILE);
         let hot_threshold = module.profile_hot_threshold(percentile)?.max(1);
         let mut total_work = 0u64;
@@ -152,7 +152,7 @@ impl Profile {
             }
             counts.insert(f.name(), FnCounts { entry, max, blocks });
         }
-        Some(Profile {
+        Some(ModuleProfile {
             percentile,
             hot_threshold,
             cut: cut.is_some(),
@@ -164,7 +164,7 @@ impl Profile {
     }
 
     /// The function's entry count, if the profile has one.
-    pub fn count(&self, name: &str) -> Option<u64> {
+    pub fn entry_count(&self, name: &str) -> Option<u64> {
         self.counts.get(name).map(|c| c.entry)
     }
 
@@ -173,10 +173,10 @@ impl Profile {
     }
 
     /// The counts of a function of the input (see [`Ledger::counts`] for merged bodies).
-    fn counts_of(&self, name: &str) -> Counts {
+    fn counts_of(&self, name: &str) -> BlockCounts {
         match self.counts.get(name) {
-            Some(c) if c.blocks.iter().any(|&n| n > 0) => Counts::Blocks(c.blocks.clone()),
-            _ => Counts::Cold,
+            Some(c) if c.blocks.iter().any(|&n| n > 0) => BlockCounts::Blocks(c.blocks.clone()),
+            _ => BlockCounts::Cold,
         }
     }
 
@@ -198,7 +198,7 @@ impl Profile {
         })
     }
 
-    fn summary(&self) -> ProfileRecord {
+    fn record(&self) -> ProfileRecord {
         ProfileRecord {
             hot_percentile: f64::from(self.percentile) / 10_000.0,
             hot_cut: self.cut,
@@ -219,31 +219,31 @@ impl Profile {
     }
 }
 
-/// The run-time side of one run of the stages: the budget of added work and what merged
-/// bodies are known to cost. Lives in the [`crate::Report`] (a re-run of the stages starts a
+/// The run-time side of one run of the stages: the slowdown budget and the counts of the
+/// merged bodies made so far. Lives in the [`crate::Report`] (a re-run of the stages starts a
 /// new one).
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
-    pub budget: WorkBudget,
+    pub budget: SlowdownBudget,
     /// Counts of merged bodies made in this run (bodies not listed are cold).
-    bodies: HashMap<String, Counts>,
+    bodies: HashMap<String, BlockCounts>,
     /// Merges not taken because their added work did not fit.
     pub over_budget: usize,
 }
 
 impl Ledger {
-    pub fn new(profile: Option<&Profile>) -> Ledger {
+    pub fn new(profile: Option<&ModuleProfile>) -> Ledger {
         Ledger {
             budget: profile
-                .map(|p| WorkBudget::new(p.total_work, p.max_slowdown))
+                .map(|p| SlowdownBudget::new(p.total_work, p.max_slowdown))
                 .unwrap_or_default(),
             ..Ledger::default()
         }
     }
 
     /// How often the blocks of function `name` ran (cold without a profile).
-    pub fn counts(&self, opts: &Options, name: &str) -> Counts {
-        let Some(p) = &opts.profile else { return Counts::Cold };
+    pub fn counts(&self, opts: &Options, name: &str) -> BlockCounts {
+        let Some(p) = &opts.profile else { return BlockCounts::Cold };
         match self.bodies.get(name) {
             Some(c) => c.clone(),
             None => p.counts_of(name),
@@ -251,7 +251,7 @@ impl Ledger {
     }
 
     /// Records the counts of a merged body just committed.
-    pub fn set_body(&mut self, name: String, counts: Counts) {
+    pub fn set_body(&mut self, name: String, counts: BlockCounts) {
         if counts.ran() {
             self.bodies.insert(name, counts);
         }
@@ -264,7 +264,7 @@ impl Ledger {
         if let Some(why) = p.hot_reason(name) {
             return Some(why);
         }
-        (self.bodies.get(name) == Some(&Counts::Unknown)).then(|| {
+        (self.bodies.get(name) == Some(&BlockCounts::Unknown)).then(|| {
             "a merged body of similar functions that ran in the profile: its blocks have no counts, so what merging it again would cost cannot be priced".to_string()
         })
     }
@@ -345,20 +345,20 @@ pub struct ProfileRecord {
 }
 
 /// Fills in the report's profile record and each merge's entry counts.
-pub fn annotate(report: &mut crate::Report, profile: &Profile) {
-    let mut record = profile.summary();
+pub fn annotate(report: &mut crate::Report, profile: &ModuleProfile) {
+    let mut record = profile.record();
     for m in &mut report.merges {
-        let counts: Vec<Option<u64>> = m.originals.iter().map(|n| profile.count(n)).collect();
+        let counts: Vec<Option<u64>> = m.originals.iter().map(|n| profile.entry_count(n)).collect();
         record.merged_never_executed += counts.iter().filter(|c| **c == Some(0)).count();
         record.merged_hot += m.originals.iter().filter(|n| profile.is_hot(n)).count();
         if counts.iter().any(Option::is_some) {
             m.entry_counts = Some(counts);
         }
     }
-    record.work_budget = report.work.budget.limit;
+    record.work_budget = report.ledger.budget.limit;
     record.added_work = report.merges.iter().filter_map(|m| m.added_work).sum();
     record.added_fraction = work::fraction(record.added_work, profile.total_work);
-    record.merges_over_budget = report.work.over_budget;
+    record.merges_over_budget = report.ledger.over_budget;
     report.profile = Some(record);
 }
 
@@ -367,7 +367,7 @@ mod tests {
     use super::*;
 
     fn opts_with(total_work: u64) -> Options {
-        let profile = Profile {
+        let profile = ModuleProfile {
             percentile: DEFAULT_HOT_PERCENTILE,
             hot_threshold: 1000,
             cut: false,
@@ -387,7 +387,7 @@ mod tests {
         let opts = opts_with(1_000_000);
         let mut ledger = Ledger::new(opts.profile.as_deref());
         assert_eq!(ledger.budget.limit, 5000);
-        // 100 bytes may cost 0.1% × 100/1024 of 1,000,000: 97 instructions.
+        // 100 bytes may add 0.1% × 100/1024 of 1,000,000: 97 instructions.
         let why = ledger.refusal(&opts, 98, 100).expect("over the price per KB");
         assert!(why.contains("--max-slowdown-per-kb"), "{why}");
         assert!(ledger.refusal(&opts, 97, 100).is_none());
@@ -410,12 +410,12 @@ mod tests {
     fn merged_bodies_of_code_that_ran_have_unknown_counts_and_sit_out() {
         let opts = opts_with(1_000_000);
         let mut ledger = Ledger::new(opts.profile.as_deref());
-        assert_eq!(ledger.counts(&opts, "hot"), Counts::Blocks(vec![10, 5000, 10]));
-        assert_eq!(ledger.counts(&opts, "never.seen"), Counts::Cold);
-        ledger.set_body("cold.fmerged".into(), Counts::Cold);
-        ledger.set_body("hot.fmerged".into(), Counts::Unknown);
-        ledger.set_body("sum.fmerged".into(), Counts::Blocks(vec![3, 30]));
-        assert_eq!(ledger.counts(&opts, "cold.fmerged"), Counts::Cold);
+        assert_eq!(ledger.counts(&opts, "hot"), BlockCounts::Blocks(vec![10, 5000, 10]));
+        assert_eq!(ledger.counts(&opts, "never.seen"), BlockCounts::Cold);
+        ledger.set_body("cold.fmerged".into(), BlockCounts::Cold);
+        ledger.set_body("hot.fmerged".into(), BlockCounts::Unknown);
+        ledger.set_body("sum.fmerged".into(), BlockCounts::Blocks(vec![3, 30]));
+        assert_eq!(ledger.counts(&opts, "cold.fmerged"), BlockCounts::Cold);
         assert!(ledger.exclusion(&opts, "cold.fmerged").is_none());
         assert!(ledger.exclusion(&opts, "hot.fmerged").is_some());
         assert!(ledger.exclusion(&opts, "sum.fmerged").is_none());
