@@ -11,8 +11,8 @@ wall time t). `fmerge profile fit` fits t = eps + sum_i w_i X_i with non-negativ
 
 Reported: the fit on all runs (MAE, mean relative error, R^2), and leave-one-program-out
 cross-validation: fit without program P, predict P's run times (the honest error on code
-the fit has not seen). Writes the table (default crates/fmerge-core/src/costs_x86_64.json,
-the table fmerge ships) and OUT/report.md.
+the fit has not seen). Writes the table (default
+crates/fmerge-core/src/profiling/costs_x86_64.json, the table fmerge ships) and OUT/report.md.
 
 Usage: fmbench profiling costmodel [--repeat 3] [--table PATH] [--out DIR]
 """
@@ -110,7 +110,7 @@ def main(argv):
     ap = common.parser("profiling costmodel", __doc__.split("\n")[0], fmerge=True)
     ap.add_argument("programs", nargs="*", default=training_programs())
     ap.add_argument("--out", default=str(ROOT / "build" / "costmodel"))
-    ap.add_argument("--table", default=str(ROOT / "crates" / "fmerge-core" / "src" / "costs_x86_64.json"))
+    ap.add_argument("--table", default=str(ROOT / "crates" / "fmerge-core" / "src" / "profiling" / "costs_x86_64.json"))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--ridges", default="0,0.001,0.01,0.1,1,10", help="ridge strengths tried (leave-one-program-out)")

@@ -173,7 +173,7 @@ def increments_fmerge(fmerge, raw, fpmap, wd, tag):
     """Counter increments of one run (sum of the raw record's counters) and the profile."""
     data = raw.read_bytes()
     words = [int.from_bytes(data[i:i + 8], "little") for i in range(0, len(data), 8)]
-    header = 7  # fmerge_core::profdata::RAW_HEADER_WORDS
+    header = 7  # fmerge_core::profiling::files::RAW_HEADER_WORDS
     total, at = 0, 0
     while at < len(words):
         n = words[at + 2]

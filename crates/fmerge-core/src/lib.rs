@@ -27,13 +27,13 @@
 //!   LSH, and the greedy worklist (largest first, merged functions next).
 //! - [`align`]: the instruction-merging legality predicate, Needleman–Wunsch, HyFM block pairing
 //!   and SalSSA whole-function alignment.
-//! - [`probes`]: optimal edge-profiling probe placement (Knuth; Ball & Larus: probes on the chords
-//!   of a maximum spanning tree) and reconstruction of every edge and block count from them.
+//! - [`profiling`]: fmerge's own edge profiler (optimal probe placement, its files, the cost
+//!   model) and the work merges add to a profiled run; its header has the glossary of
+//!   profile, count, work, cost, budget.
 
 pub mod align;
 pub mod bitcode;
 pub mod compare;
-pub mod costmodel;
 pub mod encode;
 pub mod fingerprint;
 pub mod global;
@@ -41,12 +41,9 @@ pub mod hash;
 pub mod ir;
 pub mod lsh;
 pub mod minhash;
-pub mod probes;
-pub mod profdata;
+pub mod profiling;
 pub mod profit;
 pub mod rank;
-pub mod relax;
-pub mod work;
 
 #[cfg(test)]
 mod testkit;

@@ -16,7 +16,7 @@
 //! result the fact decides (a comparison against the declaring member's bound, a null check,
 //! the low bits of a pointer, a store/store/load through two pointers).
 
-/// An integer type. Arithmetic inside a function happens in its `work` type (i32 or i64).
+/// An integer type. Arithmetic inside a function happens in its `arith` type (i32 or i64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
     I8,
@@ -338,7 +338,7 @@ pub enum First {
     Load,
 }
 
-/// A pointer parameter: a buffer of `elems` work-type elements that the driver owns (an alloca
+/// A pointer parameter: a buffer of `elems` arith-type elements that the driver owns (an alloca
 /// in `main`, so that `initializes` and `noalias` can be exploited at the call sites).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PtrParam {
@@ -448,7 +448,7 @@ pub enum UnnamedAddr {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub ty: Ty,
-    /// When the parameter is narrower than the work type: sign-extend it (else zero-extend).
+    /// When the parameter is narrower than the arith type: sign-extend it (else zero-extend).
     pub signed: bool,
     /// The values every caller passes: `lo..hi`, both in `0..2^(bits-1)` (none: any value).
     pub domain: Option<(i64, i64)>,
@@ -516,7 +516,8 @@ impl RetFacts {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
     pub name: String,
-    pub work: Ty,
+    /// The type arithmetic happens in (i32 or i64); the notes call a change of it "work type".
+    pub arith: Ty,
     pub ret: Ty,
     pub params: Vec<Param>,
     /// Initial values of the locals that are not parameters.
@@ -531,7 +532,7 @@ pub struct Function {
     pub attrs: Vec<&'static str>,
     /// The driver calls it through a table of function pointers (its address is taken).
     pub address_taken: bool,
-    /// Stack slots: elements of the work type (powers of two), one alloca each.
+    /// Stack slots: elements of the arith type (powers of two), one alloca each.
     pub slots: Vec<u32>,
     pub ret_facts: RetFacts,
     /// Emit every declared fact, true or not (the control that shows a wrong fact is seen).
@@ -568,7 +569,7 @@ impl Function {
 
     /// Whether the driver passes pointer parameter `k` 16-byte aligned (or null).
     pub fn passed_aligned(&self, k: usize) -> bool {
-        let wbytes = u64::from(self.work.bits() / 8);
+        let wbytes = u64::from(self.arith.bits() / 8);
         (u64::from(self.passed(k).0) * wbytes).is_multiple_of(16)
     }
 
@@ -606,7 +607,7 @@ impl Function {
     /// driver calls this member (all declared ones when `unchecked`).
     pub fn ptr_attrs(&self, k: usize) -> Vec<String> {
         let Some(pp) = &self.params[k].ptr else { return vec![] };
-        let wbytes = u64::from(self.work.bits() / 8);
+        let wbytes = u64::from(self.arith.bits() / 8);
         let never_null = !self.passed(k).1;
         let aligned = self.passed_aligned(k);
         let aliased = self.alias_target(k).is_some()

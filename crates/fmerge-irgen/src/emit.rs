@@ -877,7 +877,7 @@ impl Em<'_> {
 
 /// The function's definition as textual IR.
 pub fn function(f: &Function) -> String {
-    let w = f.work;
+    let w = f.arith;
     let mut em = Em {
         f,
         w,

@@ -415,7 +415,7 @@ fn driver(s: &mut String, funcs: &[Function], vectors: &[alloc::Instance], n: us
     };
     for (j, f) in funcs.iter().enumerate() {
         let r = f.ret.ll();
-        let w = f.work.ll();
+        let w = f.arith.ll();
         writeln!(s0, "  br label %L{j}\nL{j}:").unwrap();
         writeln!(s0, "  %i{j} = phi i64 [ 0, %{prev} ], [ %in{j}, %L{j} ]").unwrap();
         writeln!(s0, "  %a{j} = phi i64 [ {acc}, %{prev} ], [ %an{j}, %L{j} ]").unwrap();
@@ -444,7 +444,7 @@ fn driver(s: &mut String, funcs: &[Function], vectors: &[alloc::Instance], n: us
                     e * 131 + q as u32
                 )
                 .unwrap();
-                if f.work == Ty::I64 {
+                if f.arith == Ty::I64 {
                     writeln!(s0, "  store i64 %bv{j}.{q}.{e}, ptr %be{j}.{q}.{e}").unwrap();
                 } else {
                     writeln!(
@@ -544,7 +544,7 @@ fn driver(s: &mut String, funcs: &[Function], vectors: &[alloc::Instance], n: us
                      %cl{j}.{q}.{e} = load {w}, ptr %ce{j}.{q}.{e}"
                 )
                 .unwrap();
-                let v = if f.work == Ty::I64 {
+                let v = if f.arith == Ty::I64 {
                     format!("%cl{j}.{q}.{e}")
                 } else {
                     writeln!(s0, "  %cs{j}.{q}.{e} = sext {w} %cl{j}.{q}.{e} to i64").unwrap();

@@ -19,7 +19,7 @@
 //! - [`lower`]: LLVM functions → `fmerge_core::ir` plain data.
 //! - [`target`]: targets, code generation, the `.text` size ruler.
 //! - [`cost`]: TTI code-size estimates.
-//! - [`instrument`]: edge-profiling counters, their runtime, and profiles put back as `!prof`.
+//! - [`profiling`]: edge-profiling counters, their runtime, and profiles put back as `!prof`.
 //! - [`output`]: writing results atomically.
 //! - [`plugin`]: the pass plugin's registration and the host's module (`shim/plugin.cpp`).
 
@@ -27,12 +27,12 @@ pub mod cost;
 pub mod edit;
 pub mod error;
 mod ffi;
-pub mod instrument;
 pub mod ir;
 pub mod lower;
 pub mod module;
 pub mod output;
 pub mod plugin;
+pub mod profiling;
 pub mod target;
 
 pub use edit::Builder;

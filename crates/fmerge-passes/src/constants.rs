@@ -24,15 +24,15 @@ use crate::fold::Arg;
 use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
 use crate::measure::SizeCache;
-use crate::profile::Counts;
+use crate::profiling::pricing::BlockCounts;
 use crate::proposal::{self, Proposal};
 use crate::report::{MergeRecord, Rejected, Skipped, StageStats};
 use crate::session::{Run, Session};
 use crate::stage::{About, Stage};
 use fmerge_core::compare::{self, Mode, UNREACHED, Walk};
 use fmerge_core::ir::{FuncData, traits};
+use fmerge_core::profiling::work;
 use fmerge_core::profit;
-use fmerge_core::work;
 use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
 use fmerge_llvm::{Function, Instruction, Module, Value, cost};
 
@@ -104,7 +104,7 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
     let mut proposals = Vec::new();
     let mut params_of = Vec::new();
     // Per proposal: the work it adds at run time, and its body's block counts.
-    let mut runtime: Vec<(u64, Counts)> = Vec::new();
+    let mut runtime: Vec<(u64, BlockCounts)> = Vec::new();
     for class in &classes {
         let Some(plan) = compare::param_plan(lowered.tables(), &funcs, &walks, class) else {
             continue;
@@ -186,12 +186,12 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
             module.defer_erase(body);
             continue;
         };
-        let counts: Vec<Counts> =
+        let counts: Vec<BlockCounts> =
             proposal.members.iter().map(|m| run.ledger.counts(&m.name())).collect();
         let member_walks: Vec<&Walk> = class.iter().map(|&c| &walks[c]).collect();
         let (body_counts, sites) =
             body_counts(funcs[class[0]], &member_walks, &counts, &plan.sites);
-        let calls: Vec<u64> = counts.iter().map(Counts::entry).collect();
+        let calls: Vec<u64> = counts.iter().map(BlockCounts::entry).collect();
         let added = work::sites_work(sites).saturating_add(proposal.call_work(&calls));
         // Not affordable even if it saved what it plausibly can: dropped before any code is
         // generated to measure it (`Proposal::plausible_saving`).
@@ -216,11 +216,11 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
         &proposals,
         margins,
         &mut SizeCache::default(),
-        &mut proposal::Budget::for_stage(module, opts),
+        &mut proposal::MeasureBudget::for_stage(module, opts),
         opts.jobs,
         stats,
     );
-    // The winners spend the run-time budget, most bytes per unit of added work first (without
+    // The winners spend the slowdown budget, most bytes per unit of added work first (without
     // a profile every merge is free and the order is the proposals' order).
     let mut kept = Vec::new();
     for (k, (p, v)) in proposals.iter().zip(&verdicts).enumerate() {
@@ -296,11 +296,11 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
 fn body_counts(
     rep: &FuncData,
     member_walks: &[&Walk],
-    counts: &[Counts],
+    counts: &[BlockCounts],
     sites: &[(u32, u32, u32)],
-) -> (Counts, Vec<u64>) {
-    if !counts.iter().any(Counts::ran) {
-        return (Counts::Cold, Vec::new());
+) -> (BlockCounts, Vec<u64>) {
+    if !counts.iter().any(BlockCounts::ran) {
+        return (BlockCounts::Cold, Vec::new());
     }
     let mut summed = vec![0u64; rep.blocks.len()];
     for (walk, c) in member_walks.iter().zip(counts) {
@@ -314,5 +314,5 @@ fn body_counts(
     }
     let block_of = work::block_of_insts(rep);
     let sites = sites.iter().map(|&(i, _, _)| summed[block_of[i as usize] as usize]).collect();
-    (Counts::Blocks(summed), sites)
+    (BlockCounts::Blocks(summed), sites)
 }

@@ -58,11 +58,12 @@ fn candidates<'m>(
     mut skipped: impl FnMut(&FuncData, String),
 ) -> Vec<(usize, FunctionSummary, Walk)> {
     let vis = Visibility::new(module, false);
-    // Hot functions by the module's profile get no parameterized copy (see `crate::profile`):
-    // the same cut in `summarize` and `apply`, so a module's summary and its application agree.
-    let profile = crate::profile::Profile::read(
+    // Hot functions by the module's profile get no parameterized copy (see
+    // `crate::profiling::pricing`): the same cut in `summarize` and `apply`, so a module's
+    // summary and its application agree.
+    let profile = crate::profiling::pricing::ModuleProfile::read(
         module,
-        Some(crate::profile::DEFAULT_HOT_PERCENTILE),
+        Some(crate::profiling::pricing::DEFAULT_HOT_PERCENTILE),
         0.0,
         0.0,
     );

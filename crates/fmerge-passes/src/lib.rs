@@ -23,9 +23,8 @@
 //! - [`measure`]: sizes of functions compiled on their own.
 //! - [`guard`]: the size guard: merges whose generated code measured larger are undone (its
 //!   re-run loop), and the gate of merges that may be committed.
-//! - [`instrument`]: edge-profiling counters (`fmerge instrument`) and profiles put back
-//!   into a module (`fmerge opt --profile`).
-//! - [`profile`]: hot functions by the module's profile stay out of merges that add work.
+//! - [`profiling`]: edge-profiling counters (`fmerge instrument`), profiles put back into a
+//!   module (`fmerge opt --profile`), and merges priced by the work they add to a profiled run.
 //! - [`options`], [`report`]: what was asked (built once, by the builder the CLI and the
 //!   plugin share), what was done.
 //!
@@ -37,12 +36,11 @@ pub mod fold;
 pub mod global;
 pub mod guard;
 pub mod identical;
-pub mod instrument;
 pub mod intersect;
 pub mod measure;
 pub mod options;
 pub mod pipeline;
-pub mod profile;
+pub mod profiling;
 pub mod proposal;
 pub mod report;
 pub mod session;

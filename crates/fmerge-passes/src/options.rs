@@ -158,7 +158,8 @@ pub struct Options {
     /// `-opt-bisect-limit`): what `fmerge bisect` searches over (see [`crate::guard::Gate`]).
     pub bisect_limit: Option<usize>,
     /// Read the module's profile, if it has one, and price merges by the work they add
-    /// (`crate::profile`); false merges as if there were no profile (`--ignore-profile`).
+    /// (`crate::profiling::pricing`); false merges as if there were no profile
+    /// (`--ignore-profile`).
     pub use_profile: bool,
     /// The share of the module's work (by its profile) that merges with constants and of
     /// similar functions may add together (`--max-slowdown`, a fraction: 0.005 is 0.5%).

@@ -8,7 +8,7 @@
 
 use crate::guard::{self, Gate};
 use crate::options::Options;
-use crate::profile::{self, Ledger, Profile};
+use crate::profiling::pricing::{self, Ledger, ModuleProfile};
 use crate::report::Report;
 use crate::session::{Ran, Session};
 use crate::stage::{self, Stage};
@@ -50,7 +50,12 @@ pub fn optimize(
     let profile = opts
         .use_profile
         .then(|| {
-            Profile::read(module, opts.hot_percentile, opts.max_slowdown, opts.max_slowdown_per_kb)
+            ModuleProfile::read(
+                module,
+                opts.hot_percentile,
+                opts.max_slowdown,
+                opts.max_slowdown_per_kb,
+            )
         })
         .flatten()
         .map(Arc::new);
@@ -80,7 +85,7 @@ pub fn optimize(
     }
     report.guard = record;
     if let Some(p) = profile {
-        profile::annotate(&mut report, p, &ledger);
+        pricing::annotate(&mut report, p, &ledger);
     }
     Ok(report)
 }
@@ -105,7 +110,7 @@ fn run_stages(
     module: &mut Module<'_>,
     target: &Target,
     opts: &Options,
-    profile: Option<&Arc<Profile>>,
+    profile: Option<&Arc<ModuleProfile>>,
     gate: &Gate,
     progress: &dyn Fn(&str),
 ) -> Result<Ran, LlvmError> {

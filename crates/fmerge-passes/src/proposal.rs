@@ -94,7 +94,7 @@ impl<'m> Proposal<'m> {
     /// whose code turned out better than that was estimated wrong by more than the margin);
     /// never more than the members' whole estimated size. Used to drop merges whose added
     /// run-time work the price per KB could not allow before code is generated to measure
-    /// them (that budget then goes to merges that may be taken).
+    /// them (the measure budget then goes to merges that may be taken).
     pub fn plausible_saving(&self, margins: Margins) -> i64 {
         let size = self.before_units.max(1) as f64 * profit::BYTES_PER_UNIT_ORIGINAL;
         let estimate = self.estimated_saving();
@@ -104,9 +104,9 @@ impl<'m> Proposal<'m> {
         }
     }
 
-    /// The work the members' calls add at run time (`fmerge_core::work::call_work`): each
-    /// member's call count (`calls`, in member order) times its thunk's jump and the arguments
-    /// it passes beyond its own.
+    /// The work the members' calls add at run time
+    /// (`fmerge_core::profiling::work::call_work`): each member's call count (`calls`, in
+    /// member order) times its thunk's jump and the arguments it passes beyond its own.
     pub fn call_work(&self, calls: &[u64]) -> u64 {
         self.args
             .iter()
@@ -114,7 +114,7 @@ impl<'m> Proposal<'m> {
             .zip(calls)
             .map(|((args, &rewrite), &n)| {
                 let extra = args.iter().filter(|x| matches!(x, Arg::Value(_))).count();
-                fmerge_core::work::call_work(n, !rewrite, extra)
+                fmerge_core::profiling::work::call_work(n, !rewrite, extra)
             })
             .fold(0u64, u64::saturating_add)
     }
@@ -230,29 +230,29 @@ fn balanced_split(fns: &[Function<'_>]) -> usize {
     fns.len() / 2
 }
 
-/// How many instructions a stage may still compile to settle close calls
+/// The measure budget: how many instructions a stage may still compile to settle close calls
 /// (`Options::measure_budget`). Counted in instructions, never in seconds, so that the output
 /// does not depend on the machine or its load.
 #[derive(Clone, Copy, Debug)]
-pub struct Budget {
+pub struct MeasureBudget {
     remaining: u64,
 }
 
-/// The smallest budget, in instructions, when measuring is on at all.
-pub const MIN_BUDGET: u64 = 2500;
+/// The smallest measure budget, in instructions, when measuring is on at all.
+pub const MIN_MEASURE_BUDGET: u64 = 2500;
 
-impl Budget {
+impl MeasureBudget {
     /// `fraction` of the instructions `module` holds now; unlimited in Exact mode.
-    pub fn for_stage(module: &Module<'_>, opts: &crate::options::Options) -> Budget {
+    pub fn for_stage(module: &Module<'_>, opts: &crate::options::Options) -> MeasureBudget {
         if opts.profit == crate::options::ProfitMode::Exact {
-            return Budget { remaining: u64::MAX };
+            return MeasureBudget { remaining: u64::MAX };
         }
         let insts: usize = module.functions().iter().map(|f| f.instruction_count()).sum();
         let share = (insts as f64 * opts.measure_budget.max(0.0)) as u64;
         // Small modules get a floor (a few hundred milliseconds of code generation at most):
         // there the budget would not cover a single close call of their larger functions.
-        let floor = if opts.measure_budget > 0.0 { MIN_BUDGET } else { 0 };
-        Budget { remaining: share.max(floor) }
+        let floor = if opts.measure_budget > 0.0 { MIN_MEASURE_BUDGET } else { 0 };
+        MeasureBudget { remaining: share.max(floor) }
     }
 
     /// Takes `cost` instructions if that many are left.
@@ -282,7 +282,8 @@ pub struct Verdict {
 }
 
 /// Decides every proposal: clear estimates are trusted (see [`Margins`]); close ones are
-/// compiled, all in one batch, while `budget` lasts, and decided on their estimate after.
+/// compiled, all in one batch, while `measure_budget` lasts, and decided on their estimate
+/// after.
 #[allow(clippy::too_many_arguments)]
 pub fn settle(
     module: &Module<'_>,
@@ -290,7 +291,7 @@ pub fn settle(
     proposals: &[Proposal<'_>],
     margins: Margins,
     cache: &mut SizeCache,
-    budget: &mut Budget,
+    measure_budget: &mut MeasureBudget,
     jobs: usize,
     stats: &mut crate::report::StageStats,
 ) -> Vec<Verdict> {
@@ -299,7 +300,7 @@ pub fn settle(
     let judged: Vec<(V, Basis)> = proposals
         .iter()
         .map(|p| match margins.judge(p.before_units, p.estimated_saving()) {
-            V::Measure if !budget.take(measuring_cost(p, cache)) => {
+            V::Measure if !measure_budget.take(measuring_cost(p, cache)) => {
                 stats.over_budget += 1;
                 (if p.estimated_saving() > 0 { V::Keep } else { V::Reject }, Basis::OverBudget)
             }

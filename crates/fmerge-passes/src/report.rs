@@ -63,12 +63,12 @@ pub struct MergeRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decided_on: Option<Basis>,
     /// The profile's entry count of each original (same order), when the module has a
-    /// profile (`crate::profile`).
+    /// profile (`crate::profiling::pricing`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entry_counts: Option<Vec<Option<u64>>>,
     /// The work the merge adds at run time by the profile (executed IR instructions, see
-    /// `crate::profile`), and the fraction of the module's work that is; only when the module
-    /// has a profile (merges of identical functions are not priced).
+    /// `crate::profiling::pricing`), and the fraction of the module's work that is; only when
+    /// the module has a profile (merges of identical functions are not priced).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub added_work: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,7 +136,7 @@ pub struct Report {
     pub guard: Option<GuardRecord>,
     /// The module's profile and what merging did with it (only when it has one).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub profile: Option<crate::profile::ProfileRecord>,
+    pub profile: Option<crate::profiling::pricing::ProfileRecord>,
 }
 
 impl StageStats {

@@ -13,7 +13,7 @@
 
 use crate::guard::{Footprint, Gate, Merges};
 use crate::options::Options;
-use crate::profile::{Ledger, Profile};
+use crate::profiling::pricing::{Ledger, ModuleProfile};
 use crate::report::{MergeRecord, Report, Skipped};
 use fmerge_llvm::{Module, Target};
 use std::collections::HashSet;
@@ -30,7 +30,7 @@ pub struct Run<'s> {
     pub target: &'s Target,
     pub opts: &'s Options,
     /// The module's profile (`None`: it has none, or `--ignore-profile`).
-    pub profile: Option<&'s Profile>,
+    pub profile: Option<&'s ModuleProfile>,
     /// The slowdown budget and what merged bodies cost at run time (priced by `profile`).
     pub ledger: Ledger,
     /// Which merges may be committed.
@@ -52,7 +52,7 @@ impl<'s, 'c> Session<'s, 'c> {
         module: &'s mut Module<'c>,
         target: &'s Target,
         opts: &'s Options,
-        profile: Option<&'s Arc<Profile>>,
+        profile: Option<&'s Arc<ModuleProfile>>,
         gate: &'s Gate,
     ) -> Self {
         Session {

@@ -150,7 +150,7 @@ fn merge_codegen_data(inputs: &[std::path::PathBuf], out: &Path) -> Result<()> {
 fn check_codegen_data(path: &Path) -> Result<()> {
     let bytes = read_file(path)?;
     if !bytes.starts_with(b"\xffcgdata\x81") {
-        return Err(fmerge_core::profdata::Error::Format(format!(
+        return Err(fmerge_core::profiling::files::Error::Format(format!(
             "{} is not LLVM codegen data (write it with `fmerge combine --outline-data`)",
             path.display()
         ))
@@ -162,5 +162,5 @@ fn check_codegen_data(path: &Path) -> Result<()> {
 /// Format errors of summaries and merge information (exit code 9).
 pub fn is_format_error(e: &anyhow::Error) -> bool {
     e.downcast_ref::<fmerge_core::global::FormatError>().is_some()
-        || e.downcast_ref::<fmerge_core::profdata::Error>().is_some()
+        || e.downcast_ref::<fmerge_core::profiling::files::Error>().is_some()
 }

@@ -7,7 +7,7 @@ mod explain;
 mod global;
 mod input;
 mod opt;
-mod profile;
+mod profiling;
 mod progress;
 mod size;
 mod supervise;
@@ -30,11 +30,13 @@ fn main() {
         cli::Command::Combine(args) => global::combine_cmd(args),
         cli::Command::Apply(args) => global::apply(args),
         cli::Command::Bisect(args) => bisect::run(args),
-        cli::Command::Instrument(args) => profile::instrument(args),
-        cli::Command::Profile(cli::ProfileCommand::Merge(args)) => profile::merge(args),
-        cli::Command::Profile(cli::ProfileCommand::Show(args)) => profile::show(args),
-        cli::Command::Profile(cli::ProfileCommand::Compare(args)) => profile::compare(args),
-        cli::Command::Profile(cli::ProfileCommand::Fit(args)) => profile::fit(args),
+        cli::Command::Instrument(args) => profiling::instrument(args),
+        cli::Command::Profile(cli::ProfileCommand::Merge(args)) => profiling::profile_merge(args),
+        cli::Command::Profile(cli::ProfileCommand::Show(args)) => profiling::profile_show(args),
+        cli::Command::Profile(cli::ProfileCommand::Compare(args)) => {
+            profiling::profile_compare(args)
+        }
+        cli::Command::Profile(cli::ProfileCommand::Fit(args)) => profiling::profile_fit(args),
     };
     if let Err(e) = result {
         // A closed pipe (`fmerge size x.bc | head`) is the reader's choice, not an error.

@@ -24,8 +24,8 @@ pub fn run(args: OptArgs) -> Result<()> {
     }
     let profile_use = match &args.profile {
         Some(path) => {
-            let profile = crate::profile::read_profile(path)?;
-            let used = fmerge_passes::instrument::apply_profile(&module, &profile);
+            let profile = crate::profiling::read_profile_file(path)?;
+            let used = fmerge_passes::profiling::apply::apply_profile(&module, &profile);
             if !used.stale.is_empty() {
                 eprintln!(
                     "fmerge: warning: {} functions changed since the profile was taken and get no counts (e.g. {})",

@@ -401,7 +401,7 @@ fn add_probes(rng: &mut Rng, f: &mut Function) {
 
 /// A fresh random function.
 pub fn function(rng: &mut Rng, name: String, feat: Features<'_>) -> Function {
-    let work = if rng.chance(50) { Ty::I32 } else { Ty::I64 };
+    let arith = if rng.chance(50) { Ty::I32 } else { Ty::I64 };
     let nparams = rng.range(1, 4) as usize;
     let mut params: Vec<Param> = Vec::new();
     for _ in 0..nparams {
@@ -420,10 +420,10 @@ pub fn function(rng: &mut Rng, name: String, feat: Features<'_>) -> Function {
     } else {
         vec![]
     };
-    let ret = if rng.chance(60) { work } else { *rng.pick(&[Ty::I32, Ty::I64, Ty::I8]) };
+    let ret = if rng.chance(60) { arith } else { *rng.pick(&[Ty::I32, Ty::I64, Ty::I8]) };
     let mut f = Function {
         name,
-        work,
+        arith,
         ret,
         params,
         locals,

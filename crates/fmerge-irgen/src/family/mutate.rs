@@ -363,7 +363,7 @@ pub fn mutate(
                 }
             }
             12 if rng.chance(30) => {
-                func.work = if func.work == Ty::I32 { Ty::I64 } else { Ty::I32 };
+                func.arith = if func.arith == Ty::I32 { Ty::I64 } else { Ty::I32 };
                 true
             }
             13 => {

@@ -4,7 +4,7 @@
 // call terminator, edges that cannot be split, funclet pads, returns-twice calls), the static
 // weight of every edge (`fm_edge_weights`: LLVM's block frequency times branch probability),
 // and the opcode names of instructions (`fm_opcode_name`, for work mode's costs). The placement
-// itself is LLVM-free: fmerge_core::probes.
+// itself is LLVM-free: fmerge_core::profiling::probes.
 //
 // Why. Which calls may not come back to their caller (exit, longjmp, unwinding, callbacks into
 // the program) decides where counters must go for the counts to stay exact; LLVM's

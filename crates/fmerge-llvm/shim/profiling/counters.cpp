@@ -37,7 +37,7 @@ using namespace llvm;
 extern "C" {
 
 // The profile data of a module: `[H + N x i64]`, internal, named `__fmerge_prof_data`. The
-// H header words (`fmerge_core::profdata::RAW_HEADER_WORDS`): magic, module id, N, wall-clock
+// H header words (`fmerge_core::profiling::files::RAW_HEADER_WORDS`): magic, module id, N, wall-clock
 // nanoseconds (filled at exit), work (the work instrumentation's counter), CPU nanoseconds of
 // the process (filled at exit), how the run ended (0: exit, else the signal; filled at exit);
 // then the N counters (record.h; runtime.c writes it). Returns the global.

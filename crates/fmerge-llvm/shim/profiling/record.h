@@ -6,7 +6,7 @@
  *
  * A record is the module's whole data block, `__fmerge_prof_data`: FMERGE_RAW_HEADER_WORDS
  * header words, then the counters, every word a uint64_t in the target's byte order. The
- * reader is fmerge_core::profdata::read_raw (RAW_HEADER_WORDS and RAW_END_WORD there are the
+ * reader is fmerge_core::profiling::files::read_raw (RAW_HEADER_WORDS and RAW_END_WORD there are the
  * values here).
  *
  * Plain C (no C++), so that runtime.c can include it. */

@@ -5,7 +5,7 @@
  * (`__fmerge_prof_data`: the header of record.h and the counters) to the file named by
  * $FMERGE_PROFILE_FILE (default `fmerge.profraw`) once per process: at exit and, when built
  * with FMERGE_PROF_ON_SIGNALS (`--write-on-signal`), when one of the signals below ends the
- * process. fmerge_core::profdata::read_raw reads the records.
+ * process. fmerge_core::profiling::files::read_raw reads the records.
  *
  * Why C. The runtime used to be generated instruction by instruction in the shim; as C it
  * reads like the program it is. It still must not depend on the host: build.rs compiles it

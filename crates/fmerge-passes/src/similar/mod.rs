@@ -41,9 +41,9 @@ use fmerge_core::fingerprint::OpcodeTypeFingerprint;
 use fmerge_core::ir::{FuncData, ModuleTables, traits};
 use fmerge_core::lsh::{LshConfig, LshIndex};
 use fmerge_core::minhash::{MinHashConfig, MinHasher};
+use fmerge_core::profiling::work;
 use fmerge_core::profit::{self, Verdict};
 use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
-use fmerge_core::work;
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
 use fmerge_llvm::{Function, Module, Value, cost};
 use params::ParamMap;
@@ -90,7 +90,7 @@ impl Stage for Similar {
             rejected: HashSet::new(),
             sizes: SizeCache::default(),
             retry: None,
-            budget: proposal::Budget::for_stage(module, run.opts),
+            measure_budget: proposal::MeasureBudget::for_stage(module, run.opts),
         });
         let t = Instant::now();
         let round = Round::new(module, run, stats, memo);
@@ -111,7 +111,7 @@ struct Memo {
     /// taken out during the round (stale, pending, merged) have partners left to try.
     retry: Option<HashSet<String>>,
     /// Code generation left for settling close calls.
-    budget: proposal::Budget,
+    measure_budget: proposal::MeasureBudget,
 }
 
 /// A proposal waiting for code generation to settle it.
@@ -119,12 +119,12 @@ struct Pending<'m> {
     proposal: Proposal<'m>,
     ratio: f64,
     names: (String, String),
-    cost: RunCost,
+    price: WorkPrice,
 }
 
-/// What a merge costs at run time by the profile (see `crate::profile`).
+/// What a merge adds at run time by the profile (see `crate::profiling::pricing`).
 #[derive(Clone, Copy, Debug, Default)]
-struct RunCost {
+struct WorkPrice {
     /// Executed instructions it adds.
     added: u64,
     /// Whether a member ran (its merged body then has unknown counts).
@@ -351,7 +351,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             cb.blocks(),
         )
         .saturating_add(p.call_work(&[ca.entry(), cb.entry()]));
-        let cost = RunCost { added, ran: ca.ran() || cb.ran() };
+        let price = WorkPrice { added, ran: ca.ran() || cb.ran() };
         match margins.judge(p.before_units, p.estimated_saving()) {
             Verdict::Reject => {
                 self.reject(p, None, names);
@@ -365,15 +365,15 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 false
             }
             Verdict::Keep if added == 0 => {
-                self.commit(p, ratio, None, Basis::Estimate, cost);
+                self.commit(p, ratio, None, Basis::Estimate, price);
                 true
             }
-            // Merges that add work wait for their batch, where the budget goes to those that
-            // save the most bytes per unit of work first.
+            // Merges that add work wait for their batch, where the slowdown budget goes to those
+            // that save the most bytes per unit of work first.
             _ => {
                 self.retire(a);
                 self.retire(b);
-                self.pending.push(Pending { proposal: p, ratio, names, cost });
+                self.pending.push(Pending { proposal: p, ratio, names, price });
                 true
             }
         }
@@ -406,7 +406,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.memo.rejected.insert(pair_key(&names));
     }
 
-    /// A merge whose added run-time work does not fit in what is left of the budget.
+    /// A merge whose added work does not fit in what is left of the slowdown budget.
     fn over_budget(&mut self, p: Proposal<'m>, why: String, names: (String, String)) {
         self.run.report.skipped.push(Skipped {
             stage: STAGE,
@@ -427,18 +427,22 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         ratio: f64,
         measured: Option<i64>,
         basis: Basis,
-        cost: RunCost,
+        price: WorkPrice,
     ) {
         let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
         if !self.run.admit(&originals) {
-            self.run.ledger.budget.spent -= cost.added;
+            self.run.ledger.budget.spent -= price.added;
             self.module.defer_erase(p.body);
             self.memo.rejected.insert(pair_key(&(originals[0].clone(), originals[1].clone())));
             return;
         }
         self.run.ledger.set_body(
             p.body.name(),
-            if cost.ran { crate::profile::Counts::Unknown } else { crate::profile::Counts::Cold },
+            if price.ran {
+                crate::profiling::pricing::BlockCounts::Unknown
+            } else {
+                crate::profiling::pricing::BlockCounts::Cold
+            },
         );
         // Call sites about to be rewritten belong to functions whose lowering goes stale.
         let mut stale = Vec::new();
@@ -481,8 +485,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             measured_saving: measured,
             decided_on: Some(basis),
             entry_counts: None,
-            added_work: self.run.profile.is_some().then_some(cost.added),
-            work_fraction: self.run.ledger.fraction(cost.added),
+            added_work: self.run.profile.is_some().then_some(price.added),
+            work_fraction: self.run.ledger.fraction(price.added),
         });
         // The merged body may merge again.
         let (data, handles) = self.lowered.lowerer.lower(p.body);
@@ -516,12 +520,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             &proposals,
             margins,
             &mut self.memo.sizes,
-            &mut self.memo.budget,
+            &mut self.memo.measure_budget,
             self.run.opts.jobs,
             self.stats,
         );
         self.stats.add_time("measure", t);
-        // The winners spend the run-time budget, most bytes per unit of added work first
+        // The winners spend the slowdown budget, most bytes per unit of added work first
         // (without a profile all are free and keep their order).
         let mut kept = Vec::new();
         for (p, v) in pending.into_iter().zip(verdicts) {
@@ -534,14 +538,14 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let priced: Vec<(i64, u64)> = kept
             .iter()
             .map(|(p, v)| {
-                (v.measured_saving.unwrap_or(p.proposal.estimated_saving()), p.cost.added)
+                (v.measured_saving.unwrap_or(p.proposal.estimated_saving()), p.price.added)
             })
             .collect();
         let mut kept: Vec<Option<_>> = kept.into_iter().map(Some).collect();
         for k in work::cheapest_first(&priced) {
             let (p, v) = kept[k].take().expect("each once");
-            match self.run.ledger.spend(p.cost.added, priced[k].0) {
-                Ok(()) => self.commit(p.proposal, p.ratio, v.measured_saving, v.basis, p.cost),
+            match self.run.ledger.spend(p.price.added, priced[k].0) {
+                Ok(()) => self.commit(p.proposal, p.ratio, v.measured_saving, v.basis, p.price),
                 Err(why) => self.over_budget(p.proposal, why, p.names),
             }
         }

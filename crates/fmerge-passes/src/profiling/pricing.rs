@@ -9,27 +9,27 @@
 //!
 //! fmerge turns them into block counts (LLVM's `BlockFrequencyInfo`), the module's **work**
 //! (executed IR instructions: Σ block count × block instructions) and, for every merge with
-//! constants or of similar functions, the work it **adds** (`fmerge_core::work`: calls times
-//! the thunk's jump and extra arguments, parameterized constants and `select`s/branches on the
-//! function id times how often their original blocks ran). The merges of a module may add at
-//! most `--max-slowdown` (0.5% by default) of its work together: each stage spends that budget
-//! on the merges that save the most bytes per unit of added work first, in the batches it
-//! decides together (a round of merging with constants; a batch of similar merges). Functions
-//! the profile never saw run (count 0), and functions without counts in a module that has a
-//! profile (as LLVM treats them), are cold: merging them is free. Identical merges are not
-//! priced (they cost at most a jump).
+//! constants or of similar functions, the work it **adds** (`fmerge_core::profiling::work`:
+//! calls times the thunk's jump and extra arguments, parameterized constants and
+//! `select`s/branches on the function id times how often their original blocks ran). The
+//! merges of a module may add at most `--max-slowdown` (0.5% by default) of its work together:
+//! each stage spends that budget on the merges that save the most bytes per unit of added work
+//! first, in the batches it decides together (a round of merging with constants; a batch of
+//! similar merges). Functions the profile never saw run (count 0), and functions without
+//! counts in a module that has a profile (as LLVM treats them), are cold: merging them is
+//! free. Identical merges are not priced (they add at most a jump).
 //!
 //! A merged body inherits counts when they are known: a body of functions equal up to
 //! constants has their control flow, so its block counts are the members' summed. A similar
 //! merge's body has neither member's blocks; if one of its members ran, it is not merged again
-//! (its cost could not be priced).
+//! (the work it adds could not be priced).
 //!
 //! `--hot-percentile P` adds the older, coarser rule on top: functions hot at LLVM's P%
 //! cutoff (an entry count or branch weight among the largest counts that make up P% of all
-//! counts) stay out of merging with constants and of similar merging whatever a merge would
-//! cost. Global merging's parameterized copies (`crate::global`) use that cut at 99%.
+//! counts) stay out of merging with constants and of similar merging whatever work a merge
+//! would add. Global merging's parameterized copies (`crate::global`) use that cut at 99%.
 
-use fmerge_core::work::{self, WorkBudget};
+use fmerge_core::profiling::work::{self, SlowdownBudget};
 use fmerge_llvm::Module;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -48,15 +48,15 @@ struct FnCounts {
     blocks: Vec<u64>,
 }
 
-/// Counts, hot threshold and work of one module's profile.
+/// The profile a module was built with, as the stages use it: counts, hot threshold and work.
 #[derive(Clone, Debug)]
-pub struct Profile {
+pub struct ModuleProfile {
     /// The percentile (millionths) the hot threshold was computed for.
     pub percentile: u32,
     /// Count at which a function is hot (never 0: a profile with no counts has no hot
     /// functions).
     pub hot_threshold: u64,
-    /// Whether hot functions stay out of merges that add work whatever they cost
+    /// Whether hot functions stay out of merges that add work whatever they add
     /// (`--hot-percentile`).
     pub cut: bool,
     /// The module's work: executed IR instructions, Σ block count × block instructions.
@@ -70,7 +70,7 @@ pub struct Profile {
 
 /// How often the blocks of a function ran, as far as the stages can tell.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Counts {
+pub enum BlockCounts {
     /// Never ran, or no counts in a module with a profile: merging it adds no work.
     Cold,
     /// Each block's count in layout order (block 0's is the entry count).
@@ -79,11 +79,11 @@ pub enum Counts {
     Unknown,
 }
 
-impl Counts {
+impl BlockCounts {
     /// Block `b`'s count (0 when cold or unknown).
     pub fn block(&self, b: usize) -> u64 {
         match self {
-            Counts::Blocks(c) => c.get(b).copied().unwrap_or(0),
+            BlockCounts::Blocks(c) => c.get(b).copied().unwrap_or(0),
             _ => 0,
         }
     }
@@ -94,7 +94,7 @@ impl Counts {
 
     pub fn blocks(&self) -> &[u64] {
         match self {
-            Counts::Blocks(c) => c,
+            BlockCounts::Blocks(c) => c,
             _ => &[],
         }
     }
@@ -102,14 +102,14 @@ impl Counts {
     /// Whether the function may have run.
     pub fn ran(&self) -> bool {
         match self {
-            Counts::Cold => false,
-            Counts::Blocks(c) => c.iter().any(|&n| n > 0),
-            Counts::Unknown => true,
+            BlockCounts::Cold => false,
+            BlockCounts::Blocks(c) => c.iter().any(|&n| n > 0),
+            BlockCounts::Unknown => true,
         }
     }
 }
 
-impl Profile {
+impl ModuleProfile {
     /// The module's profile, or `None` if it was not built with one. `cut`: the percentile
     /// (millionths) at which functions are kept out of merging whatever a merge costs (`None`:
     /// no such cut; the report still gives the hot functions at LLVM's 99%). `max_slowdown`:
@@ -119,7 +119,7 @@ impl Profile {
         cut: Option<u32>,
         max_slowdown: f64,
         max_slowdown_per_kb: f64,
-    ) -> Option<Profile> {
+    ) -> Option<ModuleProfile> {
         let percentile = cut.unwrap_or(DEFAULT_HOT_PERCENTILE);
         let hot_threshold = module.profile_hot_threshold(percentile)?.max(1);
         let mut total_work = 0u64;
@@ -145,7 +145,7 @@ impl Profile {
             }
             counts.insert(f.name(), FnCounts { entry, max, blocks });
         }
-        Some(Profile {
+        Some(ModuleProfile {
             percentile,
             hot_threshold,
             cut: cut.is_some(),
@@ -157,7 +157,7 @@ impl Profile {
     }
 
     /// The function's entry count, if the profile has one.
-    pub fn count(&self, name: &str) -> Option<u64> {
+    pub fn entry_count(&self, name: &str) -> Option<u64> {
         self.counts.get(name).map(|c| c.entry)
     }
 
@@ -166,10 +166,10 @@ impl Profile {
     }
 
     /// The counts of a function of the input (see [`Ledger::counts`] for merged bodies).
-    fn counts_of(&self, name: &str) -> Counts {
+    fn counts_of(&self, name: &str) -> BlockCounts {
         match self.counts.get(name) {
-            Some(c) if c.blocks.iter().any(|&n| n > 0) => Counts::Blocks(c.blocks.clone()),
-            _ => Counts::Cold,
+            Some(c) if c.blocks.iter().any(|&n| n > 0) => BlockCounts::Blocks(c.blocks.clone()),
+            _ => BlockCounts::Cold,
         }
     }
 
@@ -191,7 +191,7 @@ impl Profile {
         })
     }
 
-    fn summary(&self) -> ProfileRecord {
+    fn record(&self) -> ProfileRecord {
         ProfileRecord {
             hot_percentile: f64::from(self.percentile) / 10_000.0,
             hot_cut: self.cut,
@@ -212,26 +212,26 @@ impl Profile {
     }
 }
 
-/// The run-time side of one run of the stages: the module's profile, the budget of added work
-/// and what merged bodies are known to cost. Lives in the run's [`crate::session::Run`] (a
+/// The run-time side of one run of the stages: the module's profile, the slowdown budget and
+/// the counts of the merged bodies made so far. Lives in the run's [`crate::session::Run`] (a
 /// re-run of the stages starts a new one).
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
     /// The profile merges are priced by (`None`: nothing is priced).
-    profile: Option<Arc<Profile>>,
-    pub budget: WorkBudget,
+    profile: Option<Arc<ModuleProfile>>,
+    pub budget: SlowdownBudget,
     /// Counts of merged bodies made in this run (bodies not listed are cold).
-    bodies: HashMap<String, Counts>,
+    bodies: HashMap<String, BlockCounts>,
     /// Merges not taken because their added work did not fit.
     pub over_budget: usize,
 }
 
 impl Ledger {
-    pub fn new(profile: Option<Arc<Profile>>) -> Ledger {
+    pub fn new(profile: Option<Arc<ModuleProfile>>) -> Ledger {
         Ledger {
             budget: profile
                 .as_deref()
-                .map(|p| WorkBudget::new(p.total_work, p.max_slowdown))
+                .map(|p| SlowdownBudget::new(p.total_work, p.max_slowdown))
                 .unwrap_or_default(),
             profile,
             ..Ledger::default()
@@ -239,8 +239,8 @@ impl Ledger {
     }
 
     /// How often the blocks of function `name` ran (cold without a profile).
-    pub fn counts(&self, name: &str) -> Counts {
-        let Some(p) = &self.profile else { return Counts::Cold };
+    pub fn counts(&self, name: &str) -> BlockCounts {
+        let Some(p) = &self.profile else { return BlockCounts::Cold };
         match self.bodies.get(name) {
             Some(c) => c.clone(),
             None => p.counts_of(name),
@@ -248,7 +248,7 @@ impl Ledger {
     }
 
     /// Records the counts of a merged body just committed.
-    pub fn set_body(&mut self, name: String, counts: Counts) {
+    pub fn set_body(&mut self, name: String, counts: BlockCounts) {
         if counts.ran() {
             self.bodies.insert(name, counts);
         }
@@ -261,7 +261,7 @@ impl Ledger {
         if let Some(why) = p.hot_reason(name) {
             return Some(why);
         }
-        (self.bodies.get(name) == Some(&Counts::Unknown)).then(|| {
+        (self.bodies.get(name) == Some(&BlockCounts::Unknown)).then(|| {
             "a merged body of similar functions that ran in the profile: its blocks have no counts, so what merging it again would cost cannot be priced".to_string()
         })
     }
@@ -343,10 +343,10 @@ pub struct ProfileRecord {
 
 /// Fills in the report's profile record and each merge's entry counts, with what the run's
 /// `ledger` spent.
-pub fn annotate(report: &mut crate::Report, profile: &Profile, ledger: &Ledger) {
-    let mut record = profile.summary();
+pub fn annotate(report: &mut crate::Report, profile: &ModuleProfile, ledger: &Ledger) {
+    let mut record = profile.record();
     for m in &mut report.merges {
-        let counts: Vec<Option<u64>> = m.originals.iter().map(|n| profile.count(n)).collect();
+        let counts: Vec<Option<u64>> = m.originals.iter().map(|n| profile.entry_count(n)).collect();
         record.merged_never_executed += counts.iter().filter(|c| **c == Some(0)).count();
         record.merged_hot += m.originals.iter().filter(|n| profile.is_hot(n)).count();
         if counts.iter().any(Option::is_some) {
@@ -364,9 +364,9 @@ pub fn annotate(report: &mut crate::Report, profile: &Profile, ledger: &Ledger) 
 mod tests {
     use super::*;
 
-    fn profile_with(total_work: u64) -> Profile {
+    fn profile_with(total_work: u64) -> ModuleProfile {
         let defaults = crate::options::Options::default();
-        Profile {
+        ModuleProfile {
             percentile: DEFAULT_HOT_PERCENTILE,
             hot_threshold: 1000,
             cut: false,
@@ -384,7 +384,7 @@ mod tests {
     fn a_merge_is_taken_only_within_the_price_per_kb_and_the_budget() {
         let mut ledger = Ledger::new(Some(Arc::new(profile_with(1_000_000))));
         assert_eq!(ledger.budget.limit, 5000);
-        // 100 bytes may cost 0.1% × 100/1024 of 1,000,000: 97 instructions.
+        // 100 bytes may add 0.1% × 100/1024 of 1,000,000: 97 instructions.
         let why = ledger.refusal(98, 100).expect("over the price per KB");
         assert!(why.contains("--max-slowdown-per-kb"), "{why}");
         assert!(ledger.refusal(97, 100).is_none());
@@ -405,12 +405,12 @@ mod tests {
     #[test]
     fn merged_bodies_of_code_that_ran_have_unknown_counts_and_sit_out() {
         let mut ledger = Ledger::new(Some(Arc::new(profile_with(1_000_000))));
-        assert_eq!(ledger.counts("hot"), Counts::Blocks(vec![10, 5000, 10]));
-        assert_eq!(ledger.counts("never.seen"), Counts::Cold);
-        ledger.set_body("cold.fmerged".into(), Counts::Cold);
-        ledger.set_body("hot.fmerged".into(), Counts::Unknown);
-        ledger.set_body("sum.fmerged".into(), Counts::Blocks(vec![3, 30]));
-        assert_eq!(ledger.counts("cold.fmerged"), Counts::Cold);
+        assert_eq!(ledger.counts("hot"), BlockCounts::Blocks(vec![10, 5000, 10]));
+        assert_eq!(ledger.counts("never.seen"), BlockCounts::Cold);
+        ledger.set_body("cold.fmerged".into(), BlockCounts::Cold);
+        ledger.set_body("hot.fmerged".into(), BlockCounts::Unknown);
+        ledger.set_body("sum.fmerged".into(), BlockCounts::Blocks(vec![3, 30]));
+        assert_eq!(ledger.counts("cold.fmerged"), BlockCounts::Cold);
         assert!(ledger.exclusion("cold.fmerged").is_none());
         assert!(ledger.exclusion("hot.fmerged").is_some());
         assert!(ledger.exclusion("sum.fmerged").is_none());

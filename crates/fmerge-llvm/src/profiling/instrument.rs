@@ -4,7 +4,7 @@
 //! metadata.
 //!
 //! The placement itself (which edges get a counter) is LLVM-free:
-//! `fmerge_core::probes`. This module only reads and writes IR.
+//! `fmerge_core::profiling::probes`. This module only reads and writes IR.
 
 use crate::ffi;
 use crate::ir::{Block, Function, GlobalVar};
@@ -105,9 +105,7 @@ pub enum CounterSite {
     SplitEdge(u32, u32),
 }
 
-/// Magic number at the start of every record the runtime writes (`FMPRAW02`, little endian).
-pub use fmerge_core::profdata::RAW_MAGIC;
-use fmerge_core::profdata::{RAW_END_WORD, RAW_HEADER_WORDS};
+use fmerge_core::profiling::files::{RAW_END_WORD, RAW_HEADER_WORDS, RAW_MAGIC};
 
 impl<'m> Function<'m> {
     /// The number of blocks and the edges, one per successor slot (blocks by index, in block
@@ -253,7 +251,7 @@ pub struct Promotion {
 }
 
 /// The module's block of profile data: a header (magic, module id, number of counters, wall
-/// time, work, CPU time) and the counters, `u64` words written as one record at exit.
+/// time, cost, CPU time) and the counters, `u64` words written as one record at exit.
 #[derive(Clone, Copy, Debug)]
 pub struct ProfileData<'m> {
     global: GlobalVar<'m>,

@@ -1,17 +1,17 @@
-//! Relaxed work instrumentation per region (seed 001, §4.3): drop the probes that add little
-//! work, with a static bound on the error.
+//! Relaxed cost instrumentation (seed 001, §4.3 and §4.4): drop the probes that add little
+//! cost, with a bound on the error.
 //!
-//! **What.** A function's probes each add `c_p` work per execution (work mode,
-//! [`crate::probes::block_coefficients`]). Dropping probe `p` loses `|c_p|` each time it runs.
+//! **What.** A function's probes each add `c_p` cost per execution (cost mode, `--mode work`:
+//! [`super::probes::block_coefficients`]). Dropping probe `p` loses `|c_p|` each time it runs.
 //! The function is cut into *regions*: each natural loop, and the outer region. A region seen
 //! as a DAG has the region's own blocks, the headers of its directly nested loops as single
 //! nodes standing for the whole nested loop, and no back edges. Each probe belongs to the
 //! innermost region where its edge is a DAG edge (probes on back edges belong to none and are
-//! kept). In a region with minimum path work `m` (the least work any pass through the DAG
-//! does, nested loops counted as nothing), one pass runs each of its probes at most once, so
+//! kept). In a region with minimum path cost `m` (the least cost any pass through the DAG
+//! has, nested loops counted as nothing), one pass runs each of its probes at most once, so
 //! dropping probes whose `|c_p|` add up to at most `M·m` loses at most a fraction `M` of the
-//! work of that pass; summed over all passes, at most `M` of the whole run's work: a bound that
-//! holds for every input.
+//! cost of that pass; summed over all passes, at most `M` of the whole run's cost: a bound that
+//! holds for every input ([`relax_regions`]).
 //!
 //! **Which.** A 0-1 knapsack per region: value = the probe's estimated frequency (static
 //! weights: the executions saved), weight = `|c_p| / m`, capacity `M`. Solved exactly by
@@ -20,8 +20,11 @@
 //!
 //! **Limits.** Irreducible control flow (a cycle with no header dominating it) has no natural
 //! loops to cut along: such functions keep every probe.
+//!
+//! **Whole program.** [`relax_whole`] drops probes over the whole program instead, within a
+//! fraction of the cost of training runs: a bound for runs like those only.
 
-use crate::probes::{Cfg, FlowEdge};
+use super::probes::{Cfg, FlowEdge};
 
 /// Up to this many probes in a region, the knapsack is solved exactly.
 pub const EXACT_LIMIT: usize = 14;
@@ -30,7 +33,7 @@ pub const EXACT_LIMIT: usize = 14;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Probe {
     pub site: FlowEdge,
-    /// Work it adds per execution.
+    /// Cost it adds per execution.
     pub increment: i64,
     /// Estimated executions (static weight).
     pub frequency: f64,
@@ -76,8 +79,8 @@ fn dominators(cfg: &Cfg, live: &[bool]) -> Vec<Option<Vec<bool>>> {
 }
 
 /// Which probes to drop (parallel to `probes`) so that each region loses at most
-/// `max_error` of its minimum path work per pass. `block_work[b]` = w(b).
-pub fn relax_regions(cfg: &Cfg, block_work: &[u64], probes: &[Probe], max_error: f64) -> Vec<bool> {
+/// `max_error` of its minimum path cost per pass. `block_cost[b]` = w(b).
+pub fn relax_regions(cfg: &Cfg, block_cost: &[u64], probes: &[Probe], max_error: f64) -> Vec<bool> {
     let n = cfg.blocks;
     let mut drop = vec![false; probes.len()];
     if max_error <= 0.0 || n == 0 {
@@ -209,11 +212,11 @@ pub fn relax_regions(cfg: &Cfg, block_work: &[u64], probes: &[Probe], max_error:
                 edge_region[i] = x == a as usize && (y == b as usize);
             }
         }
-        // Minimum path work from the region's start: own blocks count, nested headers 0.
-        let own = |x: usize| if inner[x] == r { block_work[x] } else { 0 };
+        // Minimum path cost from the region's start: own blocks count, nested headers 0.
+        let own = |x: usize| if inner[x] == r { block_cost[x] } else { 0 };
         let start = r.unwrap_or(0);
         let mut memo: Vec<Option<u64>> = vec![None; n];
-        fn min_work(
+        fn min_cost(
             x: usize,
             succ: &[Vec<usize>],
             can_end: &[bool],
@@ -226,7 +229,7 @@ pub fn relax_regions(cfg: &Cfg, block_work: &[u64], probes: &[Probe], max_error:
             let rest = if can_end[x] {
                 0
             } else {
-                succ[x].iter().map(|&y| min_work(y, succ, can_end, own, memo)).min().unwrap_or(0)
+                succ[x].iter().map(|&y| min_cost(y, succ, can_end, own, memo)).min().unwrap_or(0)
             };
             let v = own(x).saturating_add(rest);
             memo[x] = Some(v);
@@ -235,7 +238,7 @@ pub fn relax_regions(cfg: &Cfg, block_work: &[u64], probes: &[Probe], max_error:
         if !is_node[start] {
             continue;
         }
-        let m = min_work(start, &succ, &can_end, &own, &mut memo);
+        let m = min_cost(start, &succ, &can_end, &own, &mut memo);
         if m == 0 {
             continue;
         }
@@ -295,10 +298,42 @@ pub fn relax_regions(cfg: &Cfg, block_work: &[u64], probes: &[Probe], max_error:
     drop
 }
 
+/// Whole-program relaxation of cost instrumentation (seed 001, §4.4): which probes to drop so
+/// that the cost lost stays within `max_error` (a fraction) of the total cost of a training
+/// profile, while dropping as many probe executions as possible. A 0-1 knapsack: item `p` has
+/// value `count_p` (the executions saved) and weight `|c_p|·count_p` (the cost it would have
+/// added); capacity `max_error · Σ c_p·count_p`. Dantzig's greedy order for it is by value per
+/// weight, `1/|c_p|`: the probes that add the least cost per execution go first (ties: the
+/// most executed first). Probes that never ran in training are kept (dropping them saves
+/// nothing there and their error is unknown). `items[p] = (c_p, count_p)`; returns which to
+/// drop. The bound holds for runs like the training ones only.
+pub fn relax_whole(items: &[(i64, u64)], max_error: f64) -> Vec<bool> {
+    let total: i128 = items.iter().map(|&(c, n)| i128::from(c) * i128::from(n)).sum();
+    let mut room = (max_error.max(0.0) * total.max(0) as f64) as i128;
+    let mut order: Vec<usize> = (0..items.len()).filter(|&p| items[p].1 > 0).collect();
+    order.sort_by(|&a, &b| {
+        items[a]
+            .0
+            .unsigned_abs()
+            .cmp(&items[b].0.unsigned_abs())
+            .then(items[b].1.cmp(&items[a].1))
+            .then(a.cmp(&b))
+    });
+    let mut drop = vec![false; items.len()];
+    for p in order {
+        let lost = i128::from(items[p].0.unsigned_abs()) * i128::from(items[p].1);
+        if lost <= room {
+            room -= lost;
+            drop[p] = true;
+        }
+    }
+    drop
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probes::{block_coefficients, place};
+    use crate::profiling::probes::{block_coefficients, place};
 
     /// entry 0 -> loop header 1 -> either arm 2 or 4 -> latch 5 (-> 1 back, or -> exit 3).
     fn looped() -> Cfg {
@@ -312,8 +347,8 @@ mod tests {
         }
     }
 
-    /// Simulates runs and returns (exact work, work with the dropped probes missing).
-    fn work_with_drops(cfg: &Cfg, w: &[u64], drop: &[bool], paths: &[Vec<usize>]) -> (i128, i128) {
+    /// Simulates runs and returns (exact cost, cost with the dropped probes missing).
+    fn cost_with_drops(cfg: &Cfg, w: &[u64], drop: &[bool], paths: &[Vec<usize>]) -> (i128, i128) {
         let p = place(cfg);
         let coef = block_coefficients(cfg, &p);
         let mut inc = vec![0i128; p.probe_count()];
@@ -345,7 +380,7 @@ mod tests {
     }
 
     #[test]
-    fn relaxed_work_stays_within_the_bound_on_every_path() {
+    fn relaxed_cost_stays_within_the_bound_on_every_path() {
         let g = looped();
         let w = [10, 3, 5, 1, 20, 50];
         let p = place(&g);
@@ -375,12 +410,12 @@ mod tests {
             vec![0, 1, 4, 5, 1, 4, 5, 1, 4, 5, 1, 4, 5, 3],
             vec![0, 1, 2, 5, 1, 2, 5, 1, 2, 5, 1, 2, 5, 1, 2, 5, 3],
         ];
-        let (exact, none) = work_with_drops(&g, &w, &vec![false; probes.len()], &paths);
-        assert_eq!(exact, none, "without relaxation the work is exact");
+        let (exact, none) = cost_with_drops(&g, &w, &vec![false; probes.len()], &paths);
+        assert_eq!(exact, none, "without relaxation the cost is exact");
         for m in [0.05, 0.2, 0.5, 1.0] {
             let drop = relax_regions(&g, &w, &probes, m);
             for path in &paths {
-                let (e, r) = work_with_drops(&g, &w, &drop, std::slice::from_ref(path));
+                let (e, r) = cost_with_drops(&g, &w, &drop, std::slice::from_ref(path));
                 assert!(
                     ((e - r).abs() as f64) <= m * e as f64 + 1e-9,
                     "M={m} path {path:?}: {r} vs {e}"
@@ -406,5 +441,30 @@ mod tests {
         let probes: Vec<Probe> =
             place(&g).sites().map(|site| Probe { site, increment: 1, frequency: 1.0 }).collect();
         assert!(!relax_regions(&g, &[5, 5, 5, 5], &probes, 1.0).iter().any(|&d| d));
+    }
+
+    #[test]
+    fn whole_program_relaxation_stays_within_its_error_bound() {
+        // (cost per execution, executions)
+        let items = [(100, 10), (1, 1000), (2, 500), (-3, 100), (50, 0), (0, 7)];
+        let total: i64 = items.iter().map(|&(c, n)| c * n as i64).sum();
+        for m in [0.0, 0.01, 0.1, 0.5, 1.0] {
+            let d = relax_whole(&items, m);
+            let lost: i64 = items
+                .iter()
+                .zip(&d)
+                .filter(|(_, d)| **d)
+                .map(|(&(c, n), _)| c.abs() * n as i64)
+                .sum();
+            assert!(lost as f64 <= m * total as f64 + 1e-9, "{m}: {lost} of {total}");
+            assert!(!d[4], "a probe that never ran is kept");
+        }
+        // The total is 2,700. The cheapest per execution go first: with 10% (270) only the
+        // zero-cost probe fits; with 75% (2,025) also the 1- and 2-per-execution ones (1,000
+        // each), and then nothing else fits.
+        let d = relax_whole(&items, 0.1);
+        assert_eq!(d, vec![false, false, false, false, false, true]);
+        let d = relax_whole(&items, 0.75);
+        assert_eq!(d, vec![false, true, true, false, false, true]);
     }
 }

@@ -1,13 +1,18 @@
-//! The work metric's cost model (seed 001, §3): the work of a run is
+//! The cost model (seed 001, §3, where it is the work metric): the cost of a run is
 //! `ΔW = ε + Σ_B w(B)·f(B)`, with `w(B) = Σ_i w_i·N_B(i)` the cost of block `B`'s
-//! instructions. The costs `w_i` are fitted by linear regression of measured run times of
-//! unoptimised programs on `X_i = Σ_B N_B(i)·f(B)` (instructions of kind `i` executed), with
-//! non-negative coefficients (a cost is never negative).
+//! instructions, a modelled time. (The command line and the profile files call a run's cost
+//! its *work*, after the seed: `--mode work`, "work per second".) The costs `w_i` are fitted
+//! by linear regression of measured run times of unoptimised programs on
+//! `X_i = Σ_B N_B(i)·f(B)` (instructions of kind `i` executed), with non-negative
+//! coefficients (a cost is never negative).
 //!
 //! Instructions are grouped into classes ([`class_of`]) with one cost each: the training runs
 //! fmerge has (a few programs, tens of inputs) cannot separate fifty-odd opcodes that always
 //! occur together, and a class of opcodes that cost about the same is what a fit can find.
-//! Costs are integers in picoseconds so that work counters stay integers.
+//! Costs are integers in picoseconds so that cost counters stay integers.
+//!
+//! [`compare_builds`] compares two builds by cost per second over their runs: a build that
+//! gets through more modelled time per second of measured time is faster.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -71,7 +76,8 @@ pub struct FitStats {
 pub const COST_FORMAT: &str = "fmerge-cost-table-1";
 
 impl CostTable {
-    /// Every instruction costs 1 (the work is then the number of IR instructions executed).
+    /// Every instruction costs 1 (a run's cost is then the number of IR instructions it
+    /// executed: its work).
     pub fn unit() -> CostTable {
         CostTable {
             format: COST_FORMAT.into(),
@@ -291,6 +297,60 @@ fn least_squares_on(a: &[Vec<f64>], b: &[f64], passive: &[bool]) -> Vec<f64> {
     x
 }
 
+/// Two builds compared by cost per second (seed 001's P = ΔW/Δt) over runs on different
+/// inputs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BuildComparison {
+    pub runs_a: usize,
+    pub runs_b: usize,
+    /// Mean cost per second of each build's runs.
+    pub mean_a: f64,
+    pub mean_b: f64,
+    /// mean_b / mean_a: above 1, B gets through more cost per second (is faster).
+    pub ratio: f64,
+    /// 95% bootstrap confidence interval of the ratio (runs resampled within each build).
+    pub ci: (f64, f64),
+}
+
+/// Compares the runs `(cost, ns)` of two builds. `None` if a build has no run with both
+/// cost and time.
+pub fn compare_builds(a: &[(u64, u64)], b: &[(u64, u64)]) -> Option<BuildComparison> {
+    let perf = |runs: &[(u64, u64)]| -> Vec<f64> {
+        runs.iter()
+            .filter(|r| r.0 > 0 && r.1 > 0)
+            .map(|&(c, t)| c as f64 / (t as f64 * 1e-9))
+            .collect()
+    };
+    let (pa, pb) = (perf(a), perf(b));
+    if pa.is_empty() || pb.is_empty() {
+        return None;
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (mean_a, mean_b) = (mean(&pa), mean(&pb));
+    // Bootstrap with a fixed seed: the same inputs always give the same interval.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut below = |n: usize| {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        (crate::hash::mix64(state) % n as u64) as usize
+    };
+    let mut ratios: Vec<f64> = (0..2000)
+        .map(|_| {
+            let ra: f64 = (0..pa.len()).map(|_| pa[below(pa.len())]).sum::<f64>() / pa.len() as f64;
+            let rb: f64 = (0..pb.len()).map(|_| pb[below(pb.len())]).sum::<f64>() / pb.len() as f64;
+            rb / ra
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    Some(BuildComparison {
+        runs_a: pa.len(),
+        runs_b: pb.len(),
+        mean_a,
+        mean_b,
+        ratio: mean_b / mean_a,
+        ci: (ratios[50], ratios[1949]),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,6 +407,23 @@ mod tests {
         assert!((l - i).abs() / l < 0.05, "{:?}", pulled.ps);
         assert!(fit(&runs, "t", -1.0).is_err());
         assert!(fit(&runs[..1], "t", 0.0).is_err());
+    }
+
+    #[test]
+    fn build_comparison_finds_the_faster_build_whatever_the_inputs() {
+        // Build B gets through 10% more cost per second; inputs (cost) vary 100x between runs.
+        let a: Vec<(u64, u64)> =
+            (1..=20).map(|k| (k * k * 1000, k * k * 1000 * (100 + k % 3))).collect();
+        let b: Vec<(u64, u64)> =
+            (1..=20).map(|k| (k * 7919, k * 7919 * (100 + k % 3) * 10 / 11)).collect();
+        let c = compare_builds(&a, &b).unwrap();
+        assert!(c.ratio > 1.05 && c.ci.0 > 1.0, "{c:?}");
+        let c = compare_builds(&b, &a).unwrap();
+        assert!(c.ci.1 < 1.0, "{c:?}");
+        let same = compare_builds(&a, &a).unwrap();
+        assert!(same.ci.0 <= 1.0 && same.ci.1 >= 1.0, "{same:?}");
+        assert!(compare_builds(&[], &a).is_none());
+        assert!(compare_builds(&[(0, 5)], &a).is_none());
     }
 
     proptest! {

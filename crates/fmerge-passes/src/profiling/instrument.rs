@@ -1,13 +1,12 @@
 //! `fmerge instrument`: edge profiling with the fewest counters (seed 001; Knuth; Ball and
-//! Larus), and `fmerge opt --profile`: the counts put back into the module.
+//! Larus).
 //!
 //! **Instrumenting.** For every function: its control-flow graph with LLVM's static
-//! frequency estimate as edge weights ([`fmerge_llvm::instrument`]); the blocks that leave it
-//! (returns) and those that may leave it without coming back (a call that may unwind, never
-//! return, or reach `exit()`/`longjmp`, by an analysis of the whole module; with
-//! `--assume-calls-return` only the first two);
-//! [`fmerge_core::probes::place`] picks the counters, one per edge outside a maximum spanning
-//! tree. Where a counter sits:
+//! frequency estimate as edge weights ([`fmerge_llvm::profiling::instrument`]); the blocks
+//! that leave it (returns) and those that may leave it without coming back (a call that may
+//! unwind, never return, or reach `exit()`/`longjmp`, by an analysis of the whole module; with
+//! `--assume-calls-return` only the first two); [`fmerge_core::profiling::probes::place`]
+//! picks the counters, one per edge outside a maximum spanning tree. Where a counter sits:
 //! - an edge `u → v`: at the end of `u` if `u` has one successor (and its terminator is not a
 //!   call: a counter before an `invoke` would run before the call), else at the start of `v`
 //!   if `v` has one predecessor, else in a new block splitting the edge (an unwind edge into a
@@ -29,19 +28,16 @@
 //! skipped. The module gets the counters, the runtime that appends them at exit (and, with
 //! `--write-on-signal`, when a signal ends the process: [`fmerge_llvm::Module::add_profile_runtime`]),
 //! and is verified by the caller.
-//!
-//! **Applying a profile.** Each defined function whose name and control-flow hash match a
-//! function of the profile gets its entry count and branch weights; the module gets a profile
-//! summary. From then on it is a module "built with a profile", exactly like one from clang
-//! PGO: [`crate::profile`] keeps hot functions out of merges that add work, and LLVM's own
-//! passes see the counts.
 
-use fmerge_core::costmodel::CostTable;
-use fmerge_core::probes::{self, Cfg, FlowEdge};
-use fmerge_core::profdata::{FunctionProbes, MapOptions, ProbeMap, Profile, Scheme, cfg_hash};
-use fmerge_llvm::instrument::{ControlFlow, CounterSite, ProfileData, Promotion, RuntimeError};
+use fmerge_core::profiling::costmodel::CostTable;
+use fmerge_core::profiling::files::{
+    FunctionProbes, MapOptions, ProbeMap, ProfileFile, Scheme, cfg_hash,
+};
+use fmerge_core::profiling::probes::{self, Cfg, FlowEdge};
+use fmerge_llvm::profiling::instrument::{
+    ControlFlow, CounterSite, ProfileData, Promotion, RuntimeError,
+};
 use fmerge_llvm::{Function, Module};
-use serde::Serialize;
 use std::collections::HashMap;
 
 /// How to count.
@@ -63,11 +59,11 @@ pub struct InstrumentOptions {
     pub atomic: bool,
     /// Only calls that may unwind or never return are abnormal exits.
     pub assume_calls_return: bool,
-    /// Work mode (seed 001): a run records its work, Σ over blocks of cost × count: a counter
-    /// on each probe whose count stands for some work, weighed by that work when profiles are
-    /// merged.
-    pub work: Option<CostTable>,
-    /// Work mode: drop probes that add little work (seed 001's relaxation).
+    /// Cost mode (`--mode work`, seed 001's work metric) and its cost table: a run records its
+    /// cost, Σ over blocks of cost × count: a counter on each probe whose count stands for
+    /// some cost, weighed by that cost when the runs are summed.
+    pub cost_table: Option<CostTable>,
+    /// Cost mode: drop probes that add little cost (seed 001's relaxation).
     pub relax: Option<Relax>,
     /// Counter promotion: keep counters in registers through loops without calls, written
     /// back at the loops' exits ([`fmerge_llvm::Module::promote_counters`]). Never with
@@ -78,15 +74,15 @@ pub struct InstrumentOptions {
     pub write_on_signal: bool,
 }
 
-/// How to relax work instrumentation.
+/// How to relax cost instrumentation.
 #[derive(Clone, Debug)]
 pub enum Relax {
-    /// Per region (loops and the outer region), losing at most this fraction of the work of
+    /// Per region (loops and the outer region), losing at most this fraction of the cost of
     /// any pass through a region: a bound for every input.
     Region(f64),
-    /// Over the whole program, losing at most this fraction of the work of the training runs
+    /// Over the whole program, losing at most this fraction of the cost of the training runs
     /// in the profile (counts of the same module): a bound for runs like those.
-    Whole(f64, Box<Profile>),
+    Whole(f64, Box<ProfileFile>),
 }
 
 /// Why a module cannot be instrumented.
@@ -196,16 +192,15 @@ fn place_counters(
             .collect();
         planned.push((f, probes, sites));
     }
-    if let Some(costs) = &opts.work {
-        // Work mode: every probe stands for some work; a probe whose work is 0, or that
-        // relaxation drops, gets no counter. The counters are weighed when the profile is
-        // merged (one shared work word, as the seed has it, serializes every probe on one
+    if let Some(costs) = &opts.cost_table {
+        // Cost mode: every probe stands for some cost; a probe whose cost is 0, or that
+        // relaxation drops, gets no counter. The counters are weighed when the runs are
+        // summed (one shared cost word, as the seed has it, serializes every probe on one
         // memory word: Lua ran 2x slower than with separate counters).
         let fps: Vec<FunctionProbes> = planned.iter().map(|p| p.1.clone()).collect();
-        let mut incs: Vec<Vec<i64>> =
-            fps.iter().map(|f| work_increments(f, &opcodes, costs)).collect();
+        let mut incs: Vec<Vec<i64>> = fps.iter().map(|f| probe_costs(f, &opcodes, costs)).collect();
         if let Some(relax) = &opts.relax {
-            relax_work(&fps, &opcodes, costs, relax, &mut incs);
+            relax_probe_costs(&fps, &opcodes, costs, relax, &mut incs);
         }
         for ((_, fp, sites), inc) in planned.iter_mut().zip(incs) {
             let kept: Vec<(u32, i64)> = inc
@@ -215,7 +210,7 @@ fn place_counters(
                 .map(|(k, c)| (k as u32, c))
                 .collect();
             *sites = kept.iter().map(|&(k, _)| sites[k as usize]).collect();
-            fp.work = Some(kept);
+            fp.probe_costs = Some(kept);
         }
     }
     let map = ProbeMap::new(
@@ -225,7 +220,7 @@ fn place_counters(
             atomic: opts.atomic,
             assume_calls_return: opts.assume_calls_return,
             opcodes,
-            work: opts.work.clone(),
+            cost_table: opts.cost_table.clone(),
         },
     );
     let data = module.add_profile_data(map.module_id, map.counters);
@@ -239,15 +234,15 @@ fn place_counters(
     Ok(map)
 }
 
-/// Relaxation: sets the work of every dropped probe to 0.
-fn relax_work(
+/// Relaxation: sets the cost of every dropped probe to 0.
+fn relax_probe_costs(
     functions: &[FunctionProbes],
     opcodes: &[String],
     costs: &CostTable,
     relax: &Relax,
     updates: &mut [Vec<i64>],
 ) {
-    let block_work = |f: &FunctionProbes| -> Vec<u64> {
+    let block_costs = |f: &FunctionProbes| -> Vec<u64> {
         f.ops
             .iter()
             .map(|ops| {
@@ -260,17 +255,21 @@ fn relax_work(
             for (f, up) in functions.iter().zip(updates.iter_mut()) {
                 let Scheme::Edges { sites } = &f.scheme else { continue };
                 let placement = probes::place(&f.cfg);
-                let probes: Vec<fmerge_core::relax::Probe> = sites
-                    .iter()
-                    .zip(placement.site_weights())
-                    .zip(up.iter())
-                    .map(|((&site, frequency), &increment)| fmerge_core::relax::Probe {
-                        site,
-                        increment,
-                        frequency,
-                    })
-                    .collect();
-                let drop = fmerge_core::relax::relax_regions(&f.cfg, &block_work(f), &probes, *m);
+                let probes: Vec<fmerge_core::profiling::relax::Probe> =
+                    sites
+                        .iter()
+                        .zip(placement.site_weights())
+                        .zip(up.iter())
+                        .map(|((&site, frequency), &increment)| {
+                            fmerge_core::profiling::relax::Probe { site, increment, frequency }
+                        })
+                        .collect();
+                let drop = fmerge_core::profiling::relax::relax_regions(
+                    &f.cfg,
+                    &block_costs(f),
+                    &probes,
+                    *m,
+                );
                 for (u, d) in up.iter_mut().zip(drop) {
                     if d {
                         *u = 0;
@@ -279,7 +278,7 @@ fn relax_work(
             }
         }
         Relax::Whole(m, profile) => {
-            let by_key: HashMap<(&str, u64), &fmerge_core::profdata::FunctionProfile> =
+            let by_key: HashMap<(&str, u64), &fmerge_core::profiling::files::FunctionProfile> =
                 profile.functions.iter().map(|p| ((p.name.as_str(), p.cfg_hash), p)).collect();
             let mut items = Vec::new();
             let mut at = Vec::new();
@@ -304,7 +303,9 @@ fn relax_work(
                     at.push((k, j));
                 }
             }
-            for ((k, j), d) in at.into_iter().zip(fmerge_core::profdata::relax_whole(&items, *m)) {
+            for ((k, j), d) in
+                at.into_iter().zip(fmerge_core::profiling::relax::relax_whole(&items, *m))
+            {
                 if d {
                     updates[k][j] = 0;
                 }
@@ -313,12 +314,12 @@ fn relax_work(
     }
 }
 
-/// Work mode: the work each probe's execution stands for, so that `Σ_p c_p·count(p)` equals
+/// Cost mode: the cost each probe's execution stands for, so that `Σ_p c_p·count(p)` equals
 /// `Σ_B w(B)·f(B)`: with block counters, a block's own cost; with optimal probes, the costs of
 /// the blocks whose counts the probe's count stands for, with their coefficients
 /// ([`probes::block_coefficients`]). In wrapping 64-bit arithmetic: coefficients can be
 /// negative, the sum is not.
-fn work_increments(f: &FunctionProbes, opcodes: &[String], costs: &CostTable) -> Vec<i64> {
+fn probe_costs(f: &FunctionProbes, opcodes: &[String], costs: &CostTable) -> Vec<i64> {
     let w: Vec<u64> = f
         .ops
         .iter()
@@ -355,7 +356,7 @@ fn cfg_of(flow: &ControlFlow, slots: &Slots) -> Cfg {
         .filter(|&i| edge_site(flow, slots, i).is_none())
         .map(|i| i as u32)
         .collect();
-    let blocks_where = |p: fn(fmerge_llvm::instrument::BlockFacts) -> bool| {
+    let blocks_where = |p: fn(fmerge_llvm::profiling::instrument::BlockFacts) -> bool| {
         (0..flow.blocks as u32).filter(|&b| p(flow.facts[b as usize])).collect()
     };
     Cfg {
@@ -430,7 +431,7 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
             fallback,
             check_blocks: None,
             ops: Vec::new(),
-            work: None,
+            probe_costs: None,
         };
         (fp, sites)
     };
@@ -474,7 +475,7 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
         fallback: None,
         check_blocks: None,
         ops: Vec::new(),
-        work: None,
+        probe_costs: None,
     };
     if probes_kind == Probes::Check {
         let blocks = live_blocks(&fp.cfg);
@@ -482,63 +483,4 @@ fn plan(name: &str, flow: &ControlFlow, probes_kind: Probes) -> (FunctionProbes,
         fp.check_blocks = Some(blocks);
     }
     (fp, counter_sites)
-}
-
-/// What applying a profile did.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct ProfileUse {
-    /// Functions that got counts.
-    pub applied: usize,
-    /// Functions of the profile with the name of a function here whose control flow differs
-    /// (the code changed since the profile was taken): left without counts.
-    pub stale: Vec<String>,
-    /// Defined functions the profile does not name: left without counts.
-    pub missing: usize,
-}
-
-/// Puts `profile`'s counts into `module` as `!prof` metadata and a profile summary (none if
-/// no function matched).
-/// Functions the profile does not know are left without counts (LLVM then treats them as
-/// unknown, fmerge as not hot). A name listed twice with the same control flow (two static
-/// functions of different modules) is ambiguous and skipped as stale.
-pub fn apply_profile(module: &Module<'_>, profile: &Profile) -> ProfileUse {
-    let mut by_name: HashMap<&str, Vec<&fmerge_core::profdata::FunctionProfile>> = HashMap::new();
-    for f in &profile.functions {
-        by_name.entry(f.name.as_str()).or_default().push(f);
-    }
-    let mut used = ProfileUse::default();
-    let mut entries = Vec::new();
-    let mut counts = Vec::new();
-    for f in module.functions() {
-        if f.is_declaration() {
-            continue;
-        }
-        let name = f.name();
-        let Some(cands) = by_name.get(name.as_str()) else {
-            used.missing += 1;
-            continue;
-        };
-        // Only the shape is compared: no frequency or call analysis needed.
-        let (blocks, edges) = f.cfg_edges();
-        let hash = cfg_hash(&Cfg { blocks, edges, ..Cfg::default() });
-        let matching: Vec<_> = cands.iter().filter(|c| c.cfg_hash == hash).collect();
-        let [p] = matching.as_slice() else {
-            used.stale.push(name);
-            continue;
-        };
-        let edges: Vec<u64> = p.edges.iter().map(|e| e.unwrap_or(0)).collect();
-        if p.edges.iter().all(Option::is_some) {
-            f.set_profile(p.entries, &edges);
-        } else {
-            // Only the entry count: branch weights from partly known edges would lie.
-            f.set_profile(p.entries, &[]);
-        }
-        entries.push(p.entries);
-        counts.extend(&p.blocks);
-        used.applied += 1;
-    }
-    if used.applied > 0 {
-        module.set_profile_summary(&entries, &counts);
-    }
-    used
 }

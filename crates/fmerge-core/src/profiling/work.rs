@@ -5,9 +5,9 @@
 //! instructions(block), and the program's work the sum over its functions. A merge adds work
 //! in three places, each priced at the count of the original code it stands for:
 //!
-//! - **calls**: a member that becomes a thunk costs one jump per call ([`THUNK_WORK`]), plus
+//! - **calls**: a member that becomes a thunk adds one jump per call ([`THUNK_WORK`]), plus
 //!   one per argument it passes beyond its own ([`ARG_WORK`]: constants, the function id); a
-//!   member whose call sites are rewritten costs the extra arguments per call;
+//!   member whose call sites are rewritten adds the extra arguments per call;
 //! - **constants as parameters** (merging with constants): each instruction that used a
 //!   constant now reads a parameter ([`SITE_WORK`] per execution of its block, summed over
 //!   the members);
@@ -141,29 +141,30 @@ pub fn fraction(work: u64, total: u64) -> f64 {
     if total == 0 { 0.0 } else { work as f64 / total as f64 }
 }
 
-/// Whether a merge that adds `added` work to a run of `total` and saves `saving` bytes costs at
+/// Whether a merge that adds `added` work to a run of `total` and saves `saving` bytes adds at
 /// most `rate_per_kb` (a fraction of the run, 0.001 for 0.1%) per KB it saves. Free merges
 /// always do; a merge that adds work and saves nothing never does.
 pub fn within_rate(added: u64, total: u64, saving: i64, rate_per_kb: f64) -> bool {
     added == 0 || (saving > 0 && fraction(added, total) <= rate_per_kb * saving as f64 / 1024.0)
 }
 
-/// A budget of added work, spent merge by merge (`fmerge opt --max-slowdown`).
+/// The slowdown budget: the work merges may add together, spent merge by merge (`fmerge opt
+/// --max-slowdown`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WorkBudget {
+pub struct SlowdownBudget {
     pub limit: u64,
     pub spent: u64,
 }
 
-impl WorkBudget {
+impl SlowdownBudget {
     /// `max_slowdown` (a fraction, 0.005 for 0.5%) of a program that does `total` work.
-    pub fn new(total: u64, max_slowdown: f64) -> WorkBudget {
+    pub fn new(total: u64, max_slowdown: f64) -> SlowdownBudget {
         let limit = if max_slowdown.is_finite() && max_slowdown > 0.0 {
             (total as f64 * max_slowdown).min(u64::MAX as f64) as u64
         } else {
             0
         };
-        WorkBudget { limit, spent: 0 }
+        SlowdownBudget { limit, spent: 0 }
     }
 
     pub fn remaining(&self) -> u64 {
@@ -211,7 +212,7 @@ mod tests {
     }
 
     #[test]
-    fn calls_cost_a_jump_and_their_extra_arguments() {
+    fn calls_add_a_jump_and_their_extra_arguments() {
         assert_eq!(call_work(1000, true, 2), 3000);
         assert_eq!(call_work(1000, false, 2), 2000);
         assert_eq!(call_work(0, true, 5), 0, "never called: free");
@@ -224,14 +225,14 @@ mod tests {
         // then 10 B for 1000.
         let order = cheapest_first(&[(50, 10), (10, 1000), (100, 10), (5, 0)]);
         assert_eq!(order, vec![3, 2, 0, 1]);
-        let mut b = WorkBudget::new(10_000, 0.005);
+        let mut b = SlowdownBudget::new(10_000, 0.005);
         assert_eq!(b.limit, 50);
         assert!(b.take(0) && b.take(40) && !b.take(11) && b.take(10));
         assert_eq!(b.remaining(), 0);
-        assert_eq!(WorkBudget::new(10_000, f64::NAN).limit, 0);
+        assert_eq!(SlowdownBudget::new(10_000, f64::NAN).limit, 0);
         assert_eq!(fraction(5, 0), 0.0);
         assert_eq!(fraction(5, 1000), 0.005);
-        // 0.1% of the run per KB: 512 bytes may cost 0.05%.
+        // 0.1% of the run per KB: 512 bytes may add 0.05%.
         assert!(within_rate(500, 1_000_000, 512, 0.001));
         assert!(!within_rate(501, 1_000_000, 512, 0.001));
         assert!(within_rate(0, 1_000_000, -10, 0.001), "free merges are always affordable");
@@ -282,7 +283,7 @@ mod tests {
     }
 
     #[test]
-    fn a_similar_merge_costs_its_differences_times_how_often_they_ran() {
+    fn a_similar_merge_adds_its_differences_times_how_often_they_ran() {
         let t = tables();
         let f = adds(&[1, 2, 3]);
         // Identical functions: only the entry's branch on the id, once per call.

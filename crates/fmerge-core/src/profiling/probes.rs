@@ -11,8 +11,8 @@
 //! conservation* (a block is entered as often as it is left), so most of them are redundant:
 //! with `N` nodes and `E` edges only `E − (N − 1)` counters are needed, and Ball & Larus show a
 //! set of edges is a minimal probe set if and only if its complement is a spanning tree. Taking a
-//! *maximum*-weight spanning tree leaves the counters on the cheapest edges. The seed's work
-//! metric is linear in block counts, so it needs exactly this information.
+//! *maximum*-weight spanning tree leaves the counters on the cheapest edges. A run's cost
+//! ([`super::costmodel`]) is linear in block counts, so it needs exactly this information.
 //!
 //! **How.**
 //! 1. *Close the flow.* A virtual node `EXIT` (index `cfg.blocks`) is added, with one virtual
@@ -68,7 +68,7 @@
 //! [`Cfg::abnormal_exits`], and its probes (on out-edges or its normal exit) must be placed after
 //! that call; its block count is then "times entered". The optimality is that of Ball & Larus
 //! with respect to the *estimated* weights; for unstructured CFGs the placement is minimal in
-//! number but may not minimise the dynamic counter cost.
+//! number but may not minimise the counters' executions.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -176,15 +176,15 @@ impl Placement {
         cfg.pinned.iter().copied().filter(|&e| self.roles[e as usize] == Role::Probe)
     }
 
-    /// Estimated dynamic cost: the sum of the weights of the probed edges.
-    pub fn estimated_cost(&self) -> f64 {
+    /// Estimated counter executions: the sum of the weights of the probed edges.
+    pub fn estimated_executions(&self) -> f64 {
         self.probes.iter().map(|&g| self.weights[g as usize]).sum()
     }
 }
 
-/// Counts recovered by [`reconstruct`].
+/// Every count of a function, recovered by [`reconstruct`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
+pub struct FlowCounts {
     /// Count of each real edge, in `cfg.edges` order.
     pub edges: Vec<u64>,
     /// Count of each block (times it was entered).
@@ -396,7 +396,7 @@ pub fn place(cfg: &Cfg) -> Placement {
 
 /// Recovers every edge count, block count and the entry count from the probe counts (one per
 /// [`Placement::sites`] entry, in that order). Never panics; see [`enum@Error`].
-pub fn reconstruct(cfg: &Cfg, p: &Placement, probe_counts: &[u64]) -> Result<Counts, Error> {
+pub fn reconstruct(cfg: &Cfg, p: &Placement, probe_counts: &[u64]) -> Result<FlowCounts, Error> {
     cfg.validate()?;
     if cfg.blocks != p.blocks || p.graph.get(..cfg.edges.len()) != Some(&cfg.edges[..]) {
         return Err(Error::CfgMismatch);
@@ -434,8 +434,8 @@ pub fn reconstruct(cfg: &Cfg, p: &Placement, probe_counts: &[u64]) -> Result<Cou
             }
         }
     }
-    let mut work: Vec<u32> = (0..nodes as u32).filter(|&v| unknown[v as usize] == 1).collect();
-    while let Some(v) = work.pop() {
+    let mut ready: Vec<u32> = (0..nodes as u32).filter(|&v| unknown[v as usize] == 1).collect();
+    while let Some(v) = ready.pop() {
         if unknown[v as usize] != 1 {
             continue;
         }
@@ -453,7 +453,7 @@ pub fn reconstruct(cfg: &Cfg, p: &Placement, probe_counts: &[u64]) -> Result<Cou
         for u in [a, b] {
             unknown[u as usize] -= 1;
             if unknown[u as usize] == 1 {
-                work.push(u);
+                ready.push(u);
             }
         }
     }
@@ -474,15 +474,15 @@ pub fn reconstruct(cfg: &Cfg, p: &Placement, probe_counts: &[u64]) -> Result<Cou
         .collect::<Result<_, _>>()
         .map_err(|_| Error::Overflow)?;
     let entries = *count.last().expect("the entry edge is always present");
-    Ok(Counts { edges: count[..cfg.edges.len()].to_vec(), blocks, entries })
+    Ok(FlowCounts { edges: count[..cfg.edges.len()].to_vec(), blocks, entries })
 }
 
 /// Every block count as a linear combination of the probe counts: `blocks[b]` lists
 /// `(probe, coefficient)` pairs (probe = position in [`Placement::sites`]) such that, for any
 /// run that [`reconstruct`] accepts, block `b` ran `Σ coefficient × count(probe)` times. This
 /// is [`reconstruct`] done symbolically (the same peeling of the spanning tree, on sums of
-/// probe counts instead of numbers), so that work instrumentation can add, at each probe, the
-/// work of every block its count stands for (seed 001, §4.2): `Σ_b w(b)·f(b) =
+/// probe counts instead of numbers), so that cost instrumentation can add, at each probe, the
+/// cost of every block its count stands for (seed 001, §4.2): `Σ_b w(b)·f(b) =
 /// Σ_p (Σ_b w(b)·coef(b, p))·count(p)`. Coefficients may be negative. Deterministic.
 ///
 /// # Panics
@@ -530,8 +530,8 @@ pub fn block_coefficients(cfg: &Cfg, p: &Placement) -> Vec<Vec<(u32, i64)>> {
             }
         }
     }
-    let mut work: Vec<u32> = (0..nodes as u32).filter(|&v| unknown[v as usize] == 1).collect();
-    while let Some(v) = work.pop() {
+    let mut ready: Vec<u32> = (0..nodes as u32).filter(|&v| unknown[v as usize] == 1).collect();
+    while let Some(v) = ready.pop() {
         if unknown[v as usize] != 1 {
             continue;
         }
@@ -547,7 +547,7 @@ pub fn block_coefficients(cfg: &Cfg, p: &Placement) -> Vec<Vec<(u32, i64)>> {
         for u in [a, b] {
             unknown[u as usize] -= 1;
             if unknown[u as usize] == 1 {
-                work.push(u);
+                ready.push(u);
             }
         }
     }
@@ -566,9 +566,9 @@ pub fn naive(cfg: &Cfg) -> Vec<u32> {
     (0..cfg.blocks as u32).collect()
 }
 
-/// Number of counters and their estimated dynamic cost under one scheme.
+/// Number of counters and their estimated executions under one scheme.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SchemeCost {
+pub struct SchemeCounters {
     pub probes: usize,
     /// Estimated counter executions: sum of the weights of the probed edges (optimal) or of the
     /// estimated block frequencies (naive).
@@ -578,18 +578,21 @@ pub struct SchemeCost {
 /// The naive and the optimal scheme side by side.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Comparison {
-    pub naive: SchemeCost,
-    pub optimal: SchemeCost,
+    pub naive: SchemeCounters,
+    pub optimal: SchemeCounters,
 }
 
 /// Counts the probes of both schemes for `cfg` (see [`place`] for the panics).
 pub fn compare(cfg: &Cfg) -> Comparison {
     let p = place(cfg);
     let (fin, fout) = cfg.flow_estimates(&cfg.reachable());
-    let naive_cost = fin.iter().zip(&fout).map(|(i, o)| i.max(*o)).sum();
+    let naive_executions = fin.iter().zip(&fout).map(|(i, o)| i.max(*o)).sum();
     Comparison {
-        naive: SchemeCost { probes: naive(cfg).len(), estimated_executions: naive_cost },
-        optimal: SchemeCost { probes: p.probe_count(), estimated_executions: p.estimated_cost() },
+        naive: SchemeCounters { probes: naive(cfg).len(), estimated_executions: naive_executions },
+        optimal: SchemeCounters {
+            probes: p.probe_count(),
+            estimated_executions: p.estimated_executions(),
+        },
     }
 }
 
@@ -630,7 +633,7 @@ mod tests {
                 })
                 .collect()
         }
-        fn check(&self, c: &Counts) {
+        fn check(&self, c: &FlowCounts) {
             assert_eq!(c.edges, self.edges);
             assert_eq!(c.blocks, self.blocks);
             assert_eq!(c.entries, self.entries);
@@ -733,7 +736,7 @@ mod tests {
         e - (nodes - 1)
     }
 
-    fn roundtrip(cfg: &Cfg, runs: usize, seed: u64) -> (Placement, Counts) {
+    fn roundtrip(cfg: &Cfg, runs: usize, seed: u64) -> (Placement, FlowCounts) {
         let p = place(cfg);
         assert_eq!(p.probe_count(), expected_probes(cfg));
         let t = simulate(cfg, runs, seed);
@@ -779,7 +782,7 @@ mod tests {
         // arm edge (90 < exit 100), the later of the tie. The cold arm carries the other probe,
         // again the later edge of the tie.
         assert_eq!(p.sites().collect::<Vec<_>>(), vec![FlowEdge::Real(2), FlowEdge::Real(3)]);
-        assert_eq!(p.estimated_cost(), 100.0);
+        assert_eq!(p.estimated_executions(), 100.0);
         assert_eq!(compare(&g).naive.estimated_executions, 300.0);
     }
 

@@ -1,5 +1,7 @@
-//! `fmerge instrument`, `fmerge profile merge|show`, and reading a profile for
-//! `fmerge opt --profile`.
+//! The profiling commands: `fmerge instrument`, `fmerge profile merge|show|compare|fit`, and
+//! reading a profile file for `fmerge opt --profile`. The work is done in the `profiling`
+//! modules of fmerge-passes (instrumenting, applying a profile) and fmerge-core (the files,
+//! the cost model); this module parses, reads, writes and prints.
 
 use crate::cli::{
     ClockKind, EmitKind, InstrumentArgs, ModeKind, ProbeKind, ProfileCompareArgs, ProfileFitArgs,
@@ -7,24 +9,24 @@ use crate::cli::{
 };
 use crate::input::read_file;
 use anyhow::{Context, Result};
-use fmerge_core::costmodel::{self, CostTable, TrainingRun};
-use fmerge_core::profdata::{self, ProbeMap, Profile, RAW_MAGIC};
+use fmerge_core::profiling::costmodel::{self, CostTable, TrainingRun};
+use fmerge_core::profiling::files::{self, ProbeMap, ProfileFile, RAW_MAGIC};
 use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
 use fmerge_llvm::{Llvm, Target};
-use fmerge_passes::instrument::{InstrumentOptions, Probes, Relax};
+use fmerge_passes::profiling::instrument::{InstrumentOptions, Probes, Relax};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 
 fn read_text(path: &Path) -> Result<String> {
     String::from_utf8(read_file(path)?).map_err(|_| {
-        profdata::Error::Format(format!("{} is not a text (JSON) file", path.display())).into()
+        files::Error::Format(format!("{} is not a text (JSON) file", path.display())).into()
     })
 }
 
-/// Reads a merged profile (`fmerge profile merge` output).
-pub fn read_profile(path: &Path) -> Result<Profile> {
-    Profile::from_json(&read_text(path)?).with_context(|| format!("reading {}", path.display()))
+/// Reads a profile file (`fmerge profile merge` output).
+pub fn read_profile_file(path: &Path) -> Result<ProfileFile> {
+    ProfileFile::from_json(&read_text(path)?).with_context(|| format!("reading {}", path.display()))
 }
 
 #[derive(Serialize)]
@@ -42,7 +44,7 @@ struct InstrumentSummary {
 }
 
 pub fn instrument(args: InstrumentArgs) -> Result<()> {
-    let work = match (args.mode, &args.costs) {
+    let cost_table = match (args.mode, &args.costs) {
         (ModeKind::Counters, None) => None,
         (ModeKind::Counters, Some(_)) => anyhow::bail!("--costs is for --mode work"),
         (ModeKind::Work, _) if args.probes == ProbeKind::Check => {
@@ -51,14 +53,14 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         (ModeKind::Work, None) => Some(CostTable::builtin()),
         (ModeKind::Work, Some(p)) => Some(
             CostTable::from_json(&read_text(p)?)
-                .map_err(profdata::Error::Format)
+                .map_err(files::Error::Format)
                 .with_context(|| format!("reading {}", p.display()))?,
         ),
     };
     let relax = match args.relax.as_deref() {
         None => None,
         Some(spec) => {
-            if work.is_none() {
+            if cost_table.is_none() {
                 anyhow::bail!("--relax applies to --mode work");
             }
             let (kind, pct) = spec.split_once(':').unwrap_or((spec, ""));
@@ -76,7 +78,7 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
                             "--relax whole:PCT needs --profile FILE.fprof (a counters profile of this module)"
                         );
                     };
-                    Some(Relax::Whole(pct / 100.0, Box::new(read_profile(p)?)))
+                    Some(Relax::Whole(pct / 100.0, Box::new(read_profile_file(p)?)))
                 }
                 _ => anyhow::bail!("--relax {spec}: expected region:PCT or whole:PCT"),
             }
@@ -89,7 +91,7 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
     let mut module = crate::input::load(&llvm, &args.inputs)?;
     let opts = InstrumentOptions {
         relax,
-        work,
+        cost_table,
         probes: match args.probes {
             ProbeKind::Optimal => Probes::Optimal,
             ProbeKind::Blocks => Probes::Blocks,
@@ -100,8 +102,8 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
         promote: !args.no_promote,
         write_on_signal: args.write_on_signal,
     };
-    let fmerge_passes::instrument::Instrumented { map, promotion } =
-        fmerge_passes::instrument::instrument(&mut module, opts)?;
+    let fmerge_passes::profiling::instrument::Instrumented { map, promotion } =
+        fmerge_passes::profiling::instrument::instrument(&mut module, opts)?;
     let (emit, target) = match args.emit {
         EmitKind::Bc => (Emit::Bitcode, Target::for_module(&module, args.target.as_deref())?),
         EmitKind::Ll => (Emit::Text, Target::for_module(&module, args.target.as_deref())?),
@@ -134,9 +136,9 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
     if args.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&summary)?)?;
     } else if !args.quiet {
-        // Work mode: each probe's counter is weighed by the work its count stands for when
-        // the runs are merged.
-        let what = if map.work.is_some() {
+        // Cost mode: each probe's counter is weighed by the cost its count stands for when
+        // the runs are summed.
+        let what = if map.cost_table.is_some() {
             let probes: usize = map.functions.iter().map(|f| f.scheme.counters()).sum();
             format!("work mode: at most {probes} probes count work")
         } else {
@@ -157,7 +159,7 @@ pub fn instrument(args: InstrumentArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn merge(args: ProfileMergeArgs) -> Result<()> {
+pub fn profile_merge(args: ProfileMergeArgs) -> Result<()> {
     let mut maps = Vec::new();
     for m in &args.maps {
         maps.push(
@@ -172,20 +174,20 @@ pub fn merge(args: ProfileMergeArgs) -> Result<()> {
         let bytes = read_file(p)?;
         if bytes.len() >= 8 && bytes[..8] == RAW_MAGIC.to_le_bytes() {
             let raw =
-                profdata::read_raw(&bytes).with_context(|| format!("reading {}", p.display()))?;
+                files::read_raw(&bytes).with_context(|| format!("reading {}", p.display()))?;
             records.extend(raw.records);
             damaged_bytes += raw.damaged_bytes;
         } else if bytes.is_empty() {
             // A program that was instrumented but never ran to exit writes nothing.
             continue;
         } else {
-            earlier.push(read_profile(p)?);
+            earlier.push(read_profile_file(p)?);
         }
     }
     if !records.is_empty() && maps.is_empty() {
         anyhow::bail!("raw records need the probe map of their module: add --map FILE.fpmap");
     }
-    let mut profile = profdata::merge(&maps, &records);
+    let mut profile = files::sum_records(&maps, &records);
     profile.damaged_bytes += damaged_bytes;
     for e in &earlier {
         profile.add(e);
@@ -261,8 +263,8 @@ struct Shown<'a> {
     hottest: Vec<HotFunction<'a>>,
 }
 
-pub fn show(args: ProfileShowArgs) -> Result<()> {
-    let p = read_profile(&args.input)?;
+pub fn profile_show(args: ProfileShowArgs) -> Result<()> {
+    let p = read_profile_file(&args.input)?;
     let mut fns: Vec<_> = p.functions.iter().collect();
     fns.sort_by(|a, b| b.max_count().cmp(&a.max_count()).then(a.name.cmp(&b.name)));
     let top = if args.top == 0 { fns.len() } else { args.top.min(fns.len()) };
@@ -294,14 +296,15 @@ pub fn show(args: ProfileShowArgs) -> Result<()> {
         writeln!(out, "{}", serde_json::to_string_pretty(&shown)?)?;
         return Ok(());
     }
-    if p.work.iter().any(|&w| w > 0) {
-        for (k, ((w, t), c)) in p.work.iter().zip(&p.wall_ns).zip(&p.cpu_ns).enumerate() {
+    if p.cost.iter().any(|&cost| cost > 0) {
+        for (k, ((cost, wall), cpu)) in p.cost.iter().zip(&p.wall_ns).zip(&p.cpu_ns).enumerate() {
+            // A run's cost is what the command line calls its work.
             writeln!(
                 out,
-                "run {k}: work {w}, wall {:.3} s, CPU {:.3} s, work per CPU second {:.4e}",
-                *t as f64 * 1e-9,
-                *c as f64 * 1e-9,
-                *w as f64 / (*c as f64 * 1e-9).max(1e-9)
+                "run {k}: work {cost}, wall {:.3} s, CPU {:.3} s, work per CPU second {:.4e}",
+                *wall as f64 * 1e-9,
+                *cpu as f64 * 1e-9,
+                *cost as f64 / (*cpu as f64 * 1e-9).max(1e-9)
             )?;
         }
     }
@@ -331,16 +334,16 @@ pub fn show(args: ProfileShowArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn compare(args: ProfileCompareArgs) -> Result<()> {
-    let (a, b) = (read_profile(&args.a)?, read_profile(&args.b)?);
-    let runs = |p: &Profile| -> Vec<(u64, u64)> {
+pub fn profile_compare(args: ProfileCompareArgs) -> Result<()> {
+    let (a, b) = (read_profile_file(&args.a)?, read_profile_file(&args.b)?);
+    let runs = |p: &ProfileFile| -> Vec<(u64, u64)> {
         let time = match args.clock {
             ClockKind::Cpu => &p.cpu_ns,
             ClockKind::Wall => &p.wall_ns,
         };
-        p.work.iter().copied().zip(time.iter().copied()).collect()
+        p.cost.iter().copied().zip(time.iter().copied()).collect()
     };
-    let Some(c) = profdata::compare_builds(&runs(&a), &runs(&b)) else {
+    let Some(c) = costmodel::compare_builds(&runs(&a), &runs(&b)) else {
         anyhow::bail!(
             "both profiles need runs with work and time: profiles of `fmerge instrument --mode work` builds"
         );
@@ -367,12 +370,12 @@ pub fn compare(args: ProfileCompareArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn fit(args: ProfileFitArgs) -> Result<()> {
+pub fn profile_fit(args: ProfileFitArgs) -> Result<()> {
     let text = read_text(&args.runs)?;
     let mut runs = Vec::new();
     for (k, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let r: TrainingRun = serde_json::from_str(line).map_err(|e| {
-            profdata::Error::Format(format!("{} line {}: {e}", args.runs.display(), k + 1))
+            files::Error::Format(format!("{} line {}: {e}", args.runs.display(), k + 1))
         })?;
         runs.push(r);
     }
