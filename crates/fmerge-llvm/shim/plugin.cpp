@@ -13,6 +13,9 @@
 // the plugin is loaded. Tools that parse `-mllvm` before they load plugins (lld, clang's
 // `-fpass-plugin`) would reject them as unknown, so the same options are also read from the
 // environment variable FMERGE_PLUGIN_OPTIONS (e.g. "-fmerge-report=r.json -fmerge-profit=exact").
+// The merging options have no defaults here (their empty initial values are never passed on):
+// the runner gets only those given (null for the others) and builds them with the defaults and
+// checks `fmerge opt` uses.
 
 #include "llvm-c/Core.h"
 #include "llvm/IR/Module.h"
@@ -33,30 +36,30 @@ cl::OptionCategory FmergeCategory("fmerge plugin options");
 cl::opt<bool> Enabled("fmerge", cl::init(true), cl::cat(FmergeCategory),
                       cl::desc("run fmerge where the plugin adds it to the pipeline "
                                "(-fmerge=false turns the plugin off)"));
-cl::opt<std::string> Merge("fmerge-merge", cl::init("identical,constants,similar"),
+cl::opt<std::string> Merge("fmerge-merge", cl::init(""),
                            cl::cat(FmergeCategory),
                            cl::desc("merge kinds: identical,constants,similar"));
 cl::opt<bool> WholeProgram("fmerge-whole-program", cl::init(false), cl::cat(FmergeCategory),
                            cl::desc("nothing outside the module calls in except main (the "
                                     "LTO linker's own internalization is used without it)"));
-cl::opt<std::string> Profit("fmerge-profit", cl::init("hybrid"), cl::cat(FmergeCategory),
+cl::opt<std::string> Profit("fmerge-profit", cl::init(""), cl::cat(FmergeCategory),
                             cl::desc("estimate|hybrid|exact"));
-cl::opt<std::string> Search("fmerge-search", cl::init("lsh"), cl::cat(FmergeCategory),
+cl::opt<std::string> Search("fmerge-search", cl::init(""), cl::cat(FmergeCategory),
                             cl::desc("lsh|exhaustive"));
 cl::opt<bool> Guard("fmerge-guard", cl::init(true), cl::cat(FmergeCategory),
                     cl::desc("measure merged functions' generated code and undo merges "
                              "that came out larger"));
-cl::opt<std::string> HotPercentile("fmerge-hot-percentile", cl::init("0"),
+cl::opt<std::string> HotPercentile("fmerge-hot-percentile", cl::init(""),
                                    cl::cat(FmergeCategory),
                                    cl::desc("with a profile in the module: functions hot at "
                                             "this percentile stay out of merging whatever a "
                                             "merge costs (0: no such cut, the default)"));
-cl::opt<std::string> MaxSlowdown("fmerge-max-slowdown", cl::init("0.5"),
+cl::opt<std::string> MaxSlowdown("fmerge-max-slowdown", cl::init(""),
                                  cl::cat(FmergeCategory),
                                  cl::desc("with a profile in the module: merges may add at "
                                           "most this percentage of the module's run-time "
                                           "work, estimated from the profile"));
-cl::opt<std::string> MaxSlowdownPerKB("fmerge-max-slowdown-per-kb", cl::init("0.1"),
+cl::opt<std::string> MaxSlowdownPerKB("fmerge-max-slowdown-per-kb", cl::init(""),
                                       cl::cat(FmergeCategory),
                                       cl::desc("with a profile in the module: one merge may "
                                                "add at most this percentage of the module's "
@@ -73,7 +76,8 @@ cl::opt<bool> PerTU("fmerge-compile", cl::init(true), cl::cat(FmergeCategory),
 
 extern "C" {
 
-// What the runner gets: the options as plain C data (valid for the call).
+// What the runner gets: the options as plain C data (valid for the call). The merging options
+// (merge to max_slowdown_per_kb) are null unless given on the command line.
 struct FmPluginOptions {
   const char *merge;
   const char *profit;
@@ -107,10 +111,13 @@ struct FmergePass : PassInfoMixin<FmergePass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     if (!Runner)
       return PreservedAnalyses::all();
-    std::string M1 = Merge, P = Profit, S = Search, R = Report, H = HotPercentile,
-                X = MaxSlowdown, K = MaxSlowdownPerKB;
+    auto Given = [](cl::opt<std::string> &Opt) {
+      return Opt.getNumOccurrences() ? Opt.getValue().c_str() : nullptr;
+    };
+    std::string R = Report;
     const char *Env = std::getenv("FMERGE_PLUGIN_OPTIONS");
-    FmPluginOptions O{M1.c_str(), P.c_str(), S.c_str(), R.c_str(), H.c_str(), X.c_str(), K.c_str(),
+    FmPluginOptions O{Given(Merge), Given(Profit), Given(Search), R.c_str(), Given(HotPercentile),
+                      Given(MaxSlowdown), Given(MaxSlowdownPerKB),
                       Env,
                       WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Where};
     if (Runner(wrap(&M), &O) == 0)

@@ -21,18 +21,20 @@ use std::ffi::{CStr, c_char, c_void};
 use std::sync::OnceLock;
 
 /// The `-fmerge-*` options, as the shim read them (`-mllvm`, linker `-mllvm`/`--plugin-opt`,
-/// opt's command line), plus the FMERGE_PLUGIN_OPTIONS environment variable.
+/// opt's command line), plus the FMERGE_PLUGIN_OPTIONS environment variable. The merging
+/// options are text, as given (`None`: not given; the runner parses them and knows the
+/// defaults).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PluginOptions {
-    pub merge: String,
-    pub profit: String,
-    pub search: String,
+    pub merge: Option<String>,
+    pub profit: Option<String>,
+    pub search: Option<String>,
     /// Empty: no report.
     pub report: String,
-    /// Percentage, as text (parsed by the runner).
-    pub hot_percentile: String,
-    pub max_slowdown: String,
-    pub max_slowdown_per_kb: String,
+    /// Percentages.
+    pub hot_percentile: Option<String>,
+    pub max_slowdown: Option<String>,
+    pub max_slowdown_per_kb: Option<String>,
     /// FMERGE_PLUGIN_OPTIONS, for tools that parse `-mllvm` before loading plugins.
     pub env: Option<String>,
     pub whole_program: bool,
@@ -125,12 +127,13 @@ unsafe extern "C" fn register_callbacks(pass_builder: *mut c_void) {
     unsafe { crate::ffi::fm_plugin_register_callbacks(pass_builder) }
 }
 
-fn c_str(p: *const c_char) -> String {
+/// The text at `p` (`None` for a null pointer).
+fn c_str(p: *const c_char) -> Option<String> {
     if p.is_null() {
-        return String::new();
+        return None;
     }
     // SAFETY: the shim passes NUL-terminated strings that live for the call.
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
 }
 
 unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPluginOptions) -> i32 {
@@ -141,11 +144,11 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
         merge: c_str(o.merge),
         profit: c_str(o.profit),
         search: c_str(o.search),
-        report: c_str(o.report),
+        report: c_str(o.report).unwrap_or_default(),
         hot_percentile: c_str(o.hot_percentile),
         max_slowdown: c_str(o.max_slowdown),
         max_slowdown_per_kb: c_str(o.max_slowdown_per_kb),
-        env: (!o.env.is_null()).then(|| c_str(o.env)),
+        env: c_str(o.env),
         whole_program: o.whole_program != 0,
         guard: o.guard != 0,
         verbose: o.verbose != 0,

@@ -24,21 +24,19 @@ use crate::fold::Arg;
 use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
 use crate::measure::SizeCache;
-use crate::options::Options;
 use crate::profiling::pricing::BlockCounts;
 use crate::proposal::{self, Proposal};
-use crate::report::{MergeRecord, Rejected, Report, Skipped, StageStats};
+use crate::report::{MergeRecord, Rejected, Skipped, StageStats};
+use crate::session::{Run, Session};
+use crate::stage::{About, Stage};
 use fmerge_core::compare::{self, Mode, UNREACHED, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profiling::work;
 use fmerge_core::profit;
 use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
-use fmerge_llvm::{Function, Instruction, Module, Target, Value, cost};
-use std::collections::HashSet;
-use std::time::Instant;
+use fmerge_llvm::{Function, Instruction, Module, Value, cost};
 
 const STAGE: &str = "constants";
-const MAX_ROUNDS: usize = 4;
 
 /// Why linkonce/weak/comdat functions sit out when the module is not the whole program.
 pub const PER_MODULE_COPIES: &str = "the linker may keep one copy of it across modules; a merged body private to this module \
@@ -54,30 +52,22 @@ const BLOCKING: u32 = traits::VARARGS
     | traits::GC
     | traits::SWIFTERROR;
 
-pub fn run(module: &mut Module<'_>, target: &Target, opts: &Options, report: &mut Report) {
-    let start = Instant::now();
-    let mut stats = StageStats { stage: STAGE, ..Default::default() };
-    let mut reported = HashSet::new();
-    for _ in 0..MAX_ROUNDS {
-        stats.rounds += 1;
-        let merged = one_round(module, target, opts, report, &mut stats, &mut reported);
-        module.sweep();
-        if merged == 0 {
-            break;
-        }
+/// The stage of functions equal up to constants.
+#[derive(Default)]
+pub struct Constants;
+
+impl Stage for Constants {
+    fn about(&self) -> About {
+        About { name: STAGE, activity: "merging functions that differ in constants", max_rounds: 4 }
     }
-    stats.seconds = Some(start.elapsed().as_secs_f64());
-    report.stages.push(stats);
+
+    fn run_round(&mut self, session: &mut Session<'_, '_>, stats: &mut StageStats) -> usize {
+        one_round(&*session.module, &mut session.run, stats)
+    }
 }
 
-fn one_round(
-    module: &Module<'_>,
-    target: &Target,
-    opts: &Options,
-    report: &mut Report,
-    stats: &mut StageStats,
-    reported: &mut HashSet<String>,
-) -> usize {
+fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> usize {
+    let (target, opts) = (run.target, run.opts);
     let lowered = lower_functions(module, &structural_twins(module), Hashes::Local);
     let vis = Visibility::new(module, opts.whole_program);
     let mut eligible = Vec::new();
@@ -87,7 +77,7 @@ fn one_round(
             Some(traits::describe(f.traits & BLOCKING))
         } else if !vis.may_share_privately(func) {
             Some(PER_MODULE_COPIES.to_string())
-        } else if let Some(why) = report.ledger.exclusion(opts, &f.name) {
+        } else if let Some(why) = run.ledger.exclusion(&f.name) {
             Some(why)
         } else {
             can_thunk(func).err().map(str::to_string)
@@ -102,15 +92,7 @@ fn one_round(
             continue;
         }
         match reason {
-            Some(r) => {
-                if reported.insert(f.name.clone()) {
-                    report.skipped.push(Skipped {
-                        stage: STAGE,
-                        function: f.name.clone(),
-                        reason: r,
-                    });
-                }
-            }
+            Some(r) => run.skip_once(STAGE, &f.name, r),
             None => eligible.push(k),
         }
     }
@@ -189,7 +171,7 @@ fn one_round(
         if let Err(why) = body.verify() {
             module.defer_erase(body);
             stats.rolled_back += 1;
-            report.skipped.push(Skipped {
+            run.report.skipped.push(Skipped {
                 stage: STAGE,
                 function: r.name(),
                 reason: format!("merged body rolled back, it did not verify: {}", why.trim()),
@@ -205,7 +187,7 @@ fn one_round(
             continue;
         };
         let counts: Vec<BlockCounts> =
-            proposal.members.iter().map(|m| report.ledger.counts(opts, &m.name())).collect();
+            proposal.members.iter().map(|m| run.ledger.counts(&m.name())).collect();
         let member_walks: Vec<&Walk> = class.iter().map(|&c| &walks[c]).collect();
         let (body_counts, sites) =
             body_counts(funcs[class[0]], &member_walks, &counts, &plan.sites);
@@ -213,9 +195,9 @@ fn one_round(
         let added = work::sites_work(sites).saturating_add(proposal.call_work(&calls));
         // Not affordable even if it saved what it plausibly can: dropped before any code is
         // generated to measure it (`Proposal::plausible_saving`).
-        if let Some(why) = report.ledger.refusal(opts, added, proposal.plausible_saving(margins)) {
-            report.ledger.over_budget += 1;
-            report.skipped.push(Skipped {
+        if let Some(why) = run.ledger.refusal(added, proposal.plausible_saving(margins)) {
+            run.ledger.over_budget += 1;
+            run.report.skipped.push(Skipped {
                 stage: STAGE,
                 function: proposal.members.iter().map(|m| m.name()).collect::<Vec<_>>().join(" + "),
                 reason: why,
@@ -247,7 +229,7 @@ fn one_round(
             continue;
         }
         stats.rejected_unprofitable += 1;
-        report.rejected.push(Rejected {
+        run.report.rejected.push(Rejected {
             stage: STAGE,
             members: p.members.iter().map(|m| m.name()).collect(),
             estimated_saving: p.estimated_saving(),
@@ -268,8 +250,8 @@ fn one_round(
         let (p, v, params) = (&proposals[k], &verdicts[k], params_of[k]);
         let (added, body_counts) = &runtime[k];
         let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
-        if let Err(why) = report.ledger.spend(opts, *added, priced[j].0) {
-            report.skipped.push(Skipped {
+        if let Err(why) = run.ledger.spend(*added, priced[j].0) {
+            run.report.skipped.push(Skipped {
                 stage: STAGE,
                 function: originals.join(" + "),
                 reason: why,
@@ -277,18 +259,18 @@ fn one_round(
             module.defer_erase(p.body);
             continue;
         }
-        if !report.admit(&opts.gate, &originals) {
-            report.ledger.budget.spent -= added;
+        if !run.admit(&originals) {
+            run.ledger.budget.spent -= added;
             module.defer_erase(p.body);
             continue;
         }
         let members = p.commit(module, &vis);
-        report.ledger.set_body(p.body.name(), body_counts.clone());
+        run.ledger.set_body(p.body.name(), body_counts.clone());
         merges += 1;
         stats.merges += 1;
         stats.functions_removed_or_thunked += members.len();
-        report.merges.push(MergeRecord {
-            seq: report.next_seq(),
+        run.report.merges.push(MergeRecord {
+            seq: run.report.next_seq(),
             stage: STAGE,
             originals,
             body: p.body.name(),
@@ -299,8 +281,8 @@ fn one_round(
             measured_saving: v.measured_saving,
             decided_on: Some(v.basis),
             entry_counts: None,
-            added_work: opts.profile.is_some().then_some(*added),
-            work_fraction: report.ledger.fraction(opts, *added),
+            added_work: run.profile.is_some().then_some(*added),
+            work_fraction: run.ledger.fraction(*added),
         });
     }
     merges

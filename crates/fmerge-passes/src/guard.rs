@@ -5,8 +5,8 @@
 //! can be wrong for real code generation of the whole module (the estimate is an estimate;
 //! a body compiled alone is laid out, aligned and register-allocated differently). When fmerge
 //! measures the module before and after anyway (`Measure::Text`), the guard reads every
-//! merge's real effect off the two measurements, and the pipeline runs the stages again from
-//! the input with the losing merges vetoed (`options::Gate::veto`).
+//! merge's real effect off the two measurements, and [`run`] runs the stages again from the
+//! input with the losing merges vetoed ([`Gate::veto`]).
 //!
 //! **Attribution.** A merge's effect is the size, in the input, of the functions it replaced,
 //! minus the size, in the output, of the functions it left (the shared body and the members
@@ -16,11 +16,71 @@
 //! touches): a unit loses when its functions are larger afterwards, and all of its merges are
 //! vetoed. What no function carries (a caller's extra argument where call sites were
 //! rewritten, padding between functions) is not attributed; the whole-module comparison in
-//! `pipeline` catches what that misses.
+//! [`run`] catches what that misses.
+//!
+//! **Data flow.** The guard sees a run of the stages only through [`Merges`] (the functions
+//! each committed merge touched) and hands back a [`GuardRecord`]; the report holds that record
+//! and is assembled after the guard is done (`crate::pipeline`).
 
-use crate::report::{MergeRecord, Report};
+use crate::measure::Sizes;
+use fmerge_llvm::{LlvmError, Module, Target};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// How many times the size guard may run the stages again without the merges it vetoed.
+const GUARD_RERUNS: usize = 2;
+
+/// Which merges may be committed. Merges are numbered 1, 2, ... in the order the stages commit
+/// them, which is deterministic (it never depends on threads or timing), so a number names the
+/// same merge on every run of the same input with the same options.
+#[derive(Clone, Debug, Default)]
+pub struct Gate {
+    /// Commit only merges 1..=limit (`Options::bisect_limit`).
+    pub limit: Option<usize>,
+    /// Merges never to commit, each named by the sorted names of the functions it merges (the
+    /// size guard vetoes merges that generated code showed to lose bytes).
+    pub veto: BTreeSet<Vec<String>>,
+}
+
+impl Gate {
+    /// The gate of a first run: merges up to `limit`, nothing vetoed.
+    pub fn limited(limit: Option<usize>) -> Gate {
+        Gate { limit, veto: BTreeSet::new() }
+    }
+
+    /// May merge number `seq` (1-based) of `originals` be committed?
+    pub fn allows(&self, seq: usize, originals: &[String]) -> bool {
+        if self.limit.is_some_and(|l| seq > l) {
+            return false;
+        }
+        self.veto.is_empty() || !self.veto.contains(&merge_key(originals))
+    }
+}
+
+/// The name of a merge: the sorted names of the functions it merges.
+pub fn merge_key(originals: &[String]) -> Vec<String> {
+    let mut k = originals.to_vec();
+    k.sort();
+    k
+}
+
+/// A committed merge as the guard sees it: the functions it touched.
+#[derive(Clone, Debug)]
+pub struct Footprint<'a> {
+    /// Its number in commit order.
+    pub seq: usize,
+    /// The functions it merged, as they were named before (what names it for a veto).
+    pub originals: &'a [String],
+    /// The function holding the shared body afterwards, and the members merged into it.
+    pub body: &'a str,
+    pub members: Vec<&'a str>,
+}
+
+/// What the guard reads of a run of the stages.
+pub trait Merges {
+    /// The merges the run committed, in commit order.
+    fn footprints(&self) -> Vec<Footprint<'_>>;
+}
 
 /// Merges judged together, and their measured effect.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -43,10 +103,10 @@ impl Unit {
 }
 
 /// The functions a merge touches: its originals, its body and its members.
-fn names(m: &MergeRecord) -> BTreeSet<&str> {
+fn names<'a>(m: &Footprint<'a>) -> BTreeSet<&'a str> {
     let mut n: BTreeSet<&str> = m.originals.iter().map(String::as_str).collect();
-    n.insert(&m.body);
-    n.extend(m.members.iter().map(|x| x.name.as_str()));
+    n.insert(m.body);
+    n.extend(m.members.iter().copied());
     n
 }
 
@@ -55,11 +115,11 @@ pub fn symbol_size(sizes: &BTreeMap<String, u64>, name: &str) -> Option<u64> {
     sizes.get(name).or_else(|| sizes.get(&format!("_{name}"))).copied()
 }
 
-/// Groups the merges of `report` into units and measures each with the per-function sizes of
+/// Groups `merges` into units and measures each with the per-function sizes of
 /// the input (`before`) and of the output (`after`; a function missing there is gone). Units
 /// come in the order of their first merge.
 pub fn units(
-    report: &Report,
+    merges: &[Footprint<'_>],
     before: &BTreeMap<String, u64>,
     after: &BTreeMap<String, u64>,
 ) -> Vec<Unit> {
@@ -75,7 +135,7 @@ pub fn units(
         parent.insert(x, r);
         r
     }
-    for m in &report.merges {
+    for m in merges {
         let ns: Vec<&str> = names(m).into_iter().collect();
         for &n in &ns {
             parent.entry(n).or_insert(n);
@@ -88,7 +148,7 @@ pub fn units(
     }
     let mut by_root: BTreeMap<usize, (BTreeSet<&str>, Unit)> = BTreeMap::new();
     let mut first_of: HashMap<&str, usize> = HashMap::new();
-    for m in &report.merges {
+    for m in merges {
         let ns = names(m);
         let root = find(&mut parent, ns.iter().next().expect("a merge names its body"));
         let first = *first_of.entry(root).or_insert(m.seq);
@@ -100,7 +160,7 @@ pub fn units(
         });
         all.extend(ns);
         unit.merges.push(m.seq);
-        unit.keys.push(crate::options::merge_key(&m.originals));
+        unit.keys.push(merge_key(m.originals));
     }
     by_root
         .into_values()
@@ -112,15 +172,15 @@ pub fn units(
         .collect()
 }
 
-/// The units of `report` that made the code larger or saved nothing (a merge that saves no
+/// The units of `merges` that made the code larger or saved nothing (a merge that saves no
 /// bytes still costs time at run time). A unit none of whose functions the input measurement
 /// knows is not judged.
 pub fn losing_units(
-    report: &Report,
+    merges: &[Footprint<'_>],
     before: &BTreeMap<String, u64>,
     after: &BTreeMap<String, u64>,
 ) -> Vec<Unit> {
-    units(report, before, after)
+    units(merges, before, after)
         .into_iter()
         .filter(|u| u.bytes_before > 0 && u.saving() <= 0)
         .collect()
@@ -148,35 +208,159 @@ pub struct VetoedUnit {
     pub bytes_after: u64,
 }
 
+/// What merging under the guard left.
+pub struct Guarded<R> {
+    /// The last run of the stages: the one whose module is written (unless `kept_input`).
+    pub ran: R,
+    pub record: GuardRecord,
+    /// `.text` bytes of the input and of the module written, when the whole module was
+    /// measured.
+    pub text_bytes: Option<(u64, u64)>,
+}
+
+/// Runs the stages (`stages`, on `module` with a gate) under the size guard: measures the
+/// functions the merges touched, in the input and in the output, and runs the stages again
+/// from the input with the losing merges vetoed, at most `GUARD_RERUNS` times. `whole`:
+/// also generate code for the whole module before and after, and put the input back if the
+/// output is larger. `limit` is the bisect limit of every run's gate.
+pub fn run<'c, R: Merges>(
+    module: &mut Module<'c>,
+    target: &Target,
+    whole: bool,
+    limit: Option<usize>,
+    jobs: usize,
+    progress: &dyn Fn(&str),
+    mut stages: impl FnMut(&mut Module<'c>, &Gate) -> Result<R, LlvmError>,
+) -> Result<Guarded<R>, LlvmError> {
+    let before = if whole {
+        progress("measuring the input");
+        Some(target.measure(module)?)
+    } else {
+        None
+    };
+    // The guard may have to start again from the input.
+    let pristine = module.duplicate()?;
+    let mut gate = Gate::limited(limit);
+    let mut record = GuardRecord::default();
+    let (mut input_sizes, mut output_sizes) = (GuardSizes::default(), GuardSizes::default());
+    loop {
+        let ran = stages(module, &gate)?;
+        let merges = ran.footprints();
+        // Only the functions merges touched differ from the input: measuring them (in a
+        // module subset) tells each merge's effect at a fraction of the whole module's cost.
+        progress("measuring the merged functions");
+        let names: BTreeSet<&str> = merges
+            .iter()
+            .flat_map(|m| std::iter::once(m.body).chain(m.members.iter().copied()))
+            .collect();
+        let after = output_sizes.sizes(module, target, &names, jobs)?;
+        let input;
+        let originals = match &before {
+            Some(b) => &b.functions,
+            // The input does not change between re-runs: each function is compiled once.
+            None => {
+                input = input_sizes.sizes(&pristine, target, &names, jobs)?;
+                &input
+            }
+        };
+        let losers = losing_units(&merges, originals, &after);
+        if !losers.is_empty() && record.reruns < GUARD_RERUNS {
+            record.reruns += 1;
+            for u in losers {
+                gate.veto.extend(u.keys.iter().cloned());
+                record.vetoed.push(VetoedUnit {
+                    originals: u.keys,
+                    bytes_before: u.bytes_before,
+                    bytes_after: u.bytes_after,
+                });
+            }
+            progress("merging again without the merges that measured larger");
+            *module = pristine.duplicate()?;
+            continue;
+        }
+        record.losing_in_output = losers.len();
+        drop(merges);
+        let Some(before) = before else {
+            return Ok(Guarded { ran, record, text_bytes: None });
+        };
+        progress("measuring the output");
+        let mut text_after = target.measure(module)?.text_bytes;
+        if text_after > before.text_bytes {
+            // Larger in total although no merge (or none left to veto) measured as a loss:
+            // callers' extra arguments or layout. The input is the smaller module.
+            *module = pristine;
+            record.kept_input = true;
+            record.losing_in_output = 0;
+            text_after = before.text_bytes;
+        }
+        return Ok(Guarded { ran, record, text_bytes: Some((before.text_bytes, text_after)) });
+    }
+}
+
+/// The size guard's measurements, kept across its re-runs: a function is compiled again only
+/// if something code generation reads from it changed (`Function::codegen_hash`). Most merges
+/// come out the same in every re-run, so re-runs compile little.
+#[derive(Default)]
+struct GuardSizes {
+    /// The symbol and bytes of each (name, codegen hash) compiled so far (`None`: no symbol
+    /// came out, e.g. a function code generation dropped).
+    known: HashMap<(String, u64), Option<(String, u64)>>,
+}
+
+impl GuardSizes {
+    /// Machine-code bytes of the functions of `module` named in `names` (those it defines),
+    /// by symbol; what is not known yet is compiled in module subsets on up to `jobs` threads.
+    fn sizes(
+        &mut self,
+        module: &Module<'_>,
+        target: &Target,
+        names: &BTreeSet<&str>,
+        jobs: usize,
+    ) -> Result<BTreeMap<String, u64>, LlvmError> {
+        let fns: Vec<_> = names
+            .iter()
+            .filter_map(|n| module.function(n))
+            .filter(|f| !f.is_declaration())
+            .map(|f| (f, (f.name(), f.codegen_hash())))
+            .collect();
+        let missing: Vec<_> =
+            fns.iter().filter(|(_, k)| !self.known.contains_key(k)).cloned().collect();
+        if !missing.is_empty() {
+            // Code generation is per function: the split into subsets changes no size.
+            let values: Vec<_> = missing.iter().map(|(f, _)| *f).collect();
+            let jobs = jobs.clamp(1, values.len());
+            let groups: Vec<&[_]> = values.chunks(values.len().div_ceil(jobs)).collect();
+            let mut measured = BTreeMap::new();
+            for sizes in Sizes::of_groups(module, target, &groups, jobs) {
+                measured.extend(sizes?.by_symbol().iter().map(|(k, v)| (k.clone(), *v)));
+            }
+            for (_, key) in missing {
+                // Mach-O symbols carry a leading underscore.
+                let symbol = [key.0.clone(), format!("_{}", key.0)]
+                    .into_iter()
+                    .find_map(|s| measured.get(&s).map(|&b| (s, b)));
+                self.known.insert(key, symbol);
+            }
+        }
+        Ok(fns.into_iter().filter_map(|(_, k)| self.known[&k].clone()).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Disposal, Member};
 
-    fn merge(
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn merge<'a>(
         seq: usize,
-        originals: &[&str],
-        body: &str,
-        members: &[(&str, Disposal)],
-    ) -> MergeRecord {
-        MergeRecord {
-            seq,
-            stage: "similar",
-            originals: originals.iter().map(|s| s.to_string()).collect(),
-            body: body.to_string(),
-            members: members
-                .iter()
-                .map(|(n, d)| Member { name: n.to_string(), disposal: *d })
-                .collect(),
-            params: 0,
-            alignment: None,
-            estimated_saving: 0,
-            measured_saving: None,
-            decided_on: None,
-            entry_counts: None,
-            added_work: None,
-            work_fraction: None,
-        }
+        originals: &'a [String],
+        body: &'a str,
+        members: &[&'a str],
+    ) -> Footprint<'a> {
+        Footprint { seq, originals, body, members: members.to_vec() }
     }
 
     fn sizes(v: &[(&str, u64)]) -> BTreeMap<String, u64> {
@@ -184,22 +368,29 @@ mod tests {
     }
 
     #[test]
+    fn the_gate_admits_up_to_its_limit_and_never_a_vetoed_merge() {
+        let open = Gate::default();
+        assert!(open.allows(1_000_000, &names(&["f", "g"])));
+        let limited = Gate::limited(Some(2));
+        assert!(limited.allows(2, &names(&["f", "g"])));
+        assert!(!limited.allows(3, &names(&["f", "g"])));
+        let zero = Gate::limited(Some(0));
+        assert!(!zero.allows(1, &names(&["f"])));
+        let mut vetoed = Gate::default();
+        vetoed.veto.insert(merge_key(&names(&["g", "f"])));
+        assert!(!vetoed.allows(1, &names(&["f", "g"])));
+        assert!(vetoed.allows(1, &names(&["f", "h"])));
+    }
+
+    #[test]
     fn chained_merges_are_judged_together_and_a_loss_is_found() {
-        use Disposal::*;
-        let report = Report {
-            merges: vec![
-                merge(1, &["a", "b"], "a.fmerged", &[("a", Thunk), ("b", Thunk)]),
-                merge(2, &["c", "d"], "c.fmerged", &[("c", Erased), ("d", Thunk)]),
-                // The body of merge 1 merges again with e: one unit with merge 1.
-                merge(
-                    3,
-                    &["a.fmerged", "e"],
-                    "a.fmerged.fmerged",
-                    &[("a.fmerged", Thunk), ("e", Thunk)],
-                ),
-            ],
-            ..Report::default()
-        };
+        let (ab, cd, ae) = (names(&["a", "b"]), names(&["c", "d"]), names(&["a.fmerged", "e"]));
+        let merges = vec![
+            merge(1, &ab, "a.fmerged", &["a", "b"]),
+            merge(2, &cd, "c.fmerged", &["c", "d"]),
+            // The body of merge 1 merges again with e: one unit with merge 1.
+            merge(3, &ae, "a.fmerged.fmerged", &["a.fmerged", "e"]),
+        ];
         let before = sizes(&[("a", 100), ("b", 90), ("c", 40), ("d", 40), ("e", 80), ("x", 7)]);
         let after = sizes(&[
             ("a", 5),
@@ -211,20 +402,19 @@ mod tests {
             ("d", 6),
             ("x", 7),
         ]);
-        let us = units(&report, &before, &after);
+        let us = units(&merges, &before, &after);
         assert_eq!(us.len(), 2);
         assert_eq!(us[0].merges, vec![1, 3]);
         assert_eq!((us[0].bytes_before, us[0].bytes_after), (270, 170));
         assert_eq!(us[1].merges, vec![2]);
         assert_eq!((us[1].bytes_before, us[1].bytes_after), (80, 81));
-        let losers = losing_units(&report, &before, &after);
+        let losers = losing_units(&merges, &before, &after);
         assert_eq!(losers.len(), 1);
         assert_eq!(losers[0].keys, vec![vec!["c".to_string(), "d".to_string()]]);
     }
 
     #[test]
     fn no_merges_no_units() {
-        let r = Report::default();
-        assert!(units(&r, &BTreeMap::new(), &BTreeMap::new()).is_empty());
+        assert!(units(&[], &BTreeMap::new(), &BTreeMap::new()).is_empty());
     }
 }

@@ -18,46 +18,36 @@
 
 use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
-use crate::options::Options;
-use crate::report::{Disposal, Member, MergeRecord, Report, Skipped, StageStats};
+use crate::report::{Disposal, Member, MergeRecord, StageStats};
+use crate::session::{Run, Session};
+use crate::stage::{About, Stage};
 use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
 use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
-use fmerge_llvm::{Function, Linkage, Module, Target, UnnamedAddr, cost};
-use std::collections::HashSet;
-use std::time::Instant;
+use fmerge_llvm::{Function, Linkage, Module, UnnamedAddr, cost};
 
 const STAGE: &str = "identical";
-const MAX_ROUNDS: usize = 8;
 
 /// Traits that keep a function out of identical merging.
 const BLOCKING: u32 = traits::BLOCK_ADDRESS | traits::PREFIX_PROLOGUE;
 
-pub fn run(module: &mut Module<'_>, target: &Target, opts: &Options, report: &mut Report) {
-    let start = Instant::now();
-    let mut stats = StageStats { stage: STAGE, ..Default::default() };
-    let mut reported_skips = HashSet::new();
-    for _ in 0..MAX_ROUNDS {
-        stats.rounds += 1;
-        let merged = one_round(module, target, opts, report, &mut stats, &mut reported_skips);
-        module.sweep();
-        if merged == 0 {
-            break;
-        }
+/// The identical stage.
+#[derive(Default)]
+pub struct Identical;
+
+impl Stage for Identical {
+    fn about(&self) -> About {
+        About { name: STAGE, activity: "merging identical functions", max_rounds: 8 }
     }
-    stats.seconds = Some(start.elapsed().as_secs_f64());
-    report.stages.push(stats);
+
+    fn run_round(&mut self, session: &mut Session<'_, '_>, stats: &mut StageStats) -> usize {
+        one_round(&*session.module, &mut session.run, stats)
+    }
 }
 
-fn one_round(
-    module: &Module<'_>,
-    target: &Target,
-    opts: &Options,
-    report: &mut Report,
-    stats: &mut StageStats,
-    reported_skips: &mut HashSet<String>,
-) -> usize {
+fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> usize {
+    let (target, opts) = (run.target, run.opts);
     let lowered = lower_functions(module, &structural_twins(module), Hashes::Local);
     let vis = Visibility::new(module, opts.whole_program);
     let mut eligible: Vec<usize> = Vec::new();
@@ -70,15 +60,7 @@ fn one_round(
             None
         };
         match reason {
-            Some(r) => {
-                if reported_skips.insert(f.name.clone()) {
-                    report.skipped.push(Skipped {
-                        stage: STAGE,
-                        function: f.name.clone(),
-                        reason: r,
-                    });
-                }
-            }
+            Some(r) => run.skip_once(STAGE, &f.name, r),
             None => eligible.push(k),
         }
     }
@@ -95,11 +77,11 @@ fn one_round(
         let f = h_keep.function;
         let originals: Vec<String> =
             members.iter().map(|&c| lowered.handles[eligible[c]].function.name()).collect();
-        if !report.admit(&opts.gate, &originals) {
+        if !run.admit(&originals) {
             continue;
         }
         let mut record = MergeRecord {
-            seq: report.next_seq(),
+            seq: run.report.next_seq(),
             stage: STAGE,
             originals,
             body: f.name(),
@@ -164,7 +146,7 @@ fn one_round(
             merges += 1;
             stats.merges += 1;
             stats.functions_removed_or_thunked += record.members.len();
-            report.merges.push(record);
+            run.report.merges.push(record);
         }
     }
     merges

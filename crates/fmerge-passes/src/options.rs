@@ -1,7 +1,16 @@
-//! What the user asked for.
+//! What the user asked for: built once, by one builder, then only read.
+//!
+//! The command line (`fmerge opt`) and the pass plugin (`-fmerge-*` options and
+//! FMERGE_PLUGIN_OPTIONS) take the same merging options. Both build [`Options`] through
+//! [`OptionsBuilder`], which owns the defaults (the `DEFAULT_*` constants and
+//! [`Options::default`]), the names each option takes and the checks of its values:
+//! [`OptionsBuilder::set`] reads an option given as text (`merge`, `profit`, `search`,
+//! `max-slowdown`, `max-slowdown-per-kb`, `hot-percentile`), and [`percent`] is also the
+//! command line's parser of percentages, so a value means the same and fails the same way in
+//! both. A run never changes its options: what a run learns (the profile, the slowdown budget,
+//! the size guard's vetoes) lives in its [`crate::session::Session`].
 
 use serde::Serialize;
-use std::collections::BTreeSet;
 
 /// Which merging stages run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -16,6 +25,35 @@ pub struct Stages {
 
 impl Stages {
     pub const ALL: Stages = Stages { identical: true, constants: true, similar: true };
+    pub const NONE: Stages = Stages { identical: false, constants: false, similar: false };
+
+    /// The merge kinds, by the names options give them, and their flags.
+    fn kinds(&mut self) -> [(&'static str, &mut bool); 3] {
+        [
+            ("identical", &mut self.identical),
+            ("constants", &mut self.constants),
+            ("similar", &mut self.similar),
+        ]
+    }
+
+    /// The stages of a comma-separated list of merge kinds (`identical,constants,similar`;
+    /// empty items are ignored).
+    pub fn parse(list: &str) -> Result<Stages, OptionError> {
+        let mut stages = Stages::NONE;
+        for kind in list.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+            let mut kinds = stages.kinds();
+            let Some((_, on)) = kinds.iter_mut().find(|(name, _)| *name == kind) else {
+                return Err(OptionError::UnknownKind(kind.to_string()));
+            };
+            **on = true;
+        }
+        Ok(stages)
+    }
+
+    /// The names of the merge kinds these stages run, in the order they run.
+    pub fn names(mut self) -> Vec<&'static str> {
+        self.kinds().into_iter().filter(|(_, on)| **on).map(|(name, _)| name).collect()
+    }
 }
 
 /// How merge decisions are priced.
@@ -29,48 +67,69 @@ pub enum ProfitMode {
     Hybrid,
 }
 
+impl ProfitMode {
+    pub const fn name(self) -> &'static str {
+        match self {
+            ProfitMode::Estimate => "estimate",
+            ProfitMode::Exact => "exact",
+            ProfitMode::Hybrid => "hybrid",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<ProfitMode, OptionError> {
+        [ProfitMode::Estimate, ProfitMode::Hybrid, ProfitMode::Exact]
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or(OptionError::Expected("estimate, hybrid or exact"))
+    }
+}
+
 /// How similar-function merging finds partners.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum SearchMode {
     /// MinHash signatures in an LSH index (F3M): near-linear in the number of functions.
     Lsh,
-    /// Every pair scored by opcode/type-frequency fingerprints (seed 000): quadratic, for
-    /// comparison.
+    /// Every pair scored by opcode/type-frequency fingerprints: quadratic, for comparison.
     Exhaustive,
 }
 
-/// Which merges may be committed. Merges are numbered 1, 2, ... in the order the stages commit
-/// them, which is deterministic (it never depends on threads or timing), so a number names the
-/// same merge on every run of the same input with the same options.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Gate {
-    /// Commit only merges 1..=limit (`fmerge opt --bisect-limit`, like LLVM's
-    /// `-opt-bisect-limit`): what `fmerge bisect` searches over.
-    pub limit: Option<usize>,
-    /// Merges never to commit, each named by the sorted names of the functions it merges (the
-    /// size guard vetoes merges that generated code showed to lose bytes).
-    pub veto: BTreeSet<Vec<String>>,
-}
-
-impl Gate {
-    /// May merge number `seq` (1-based) of `originals` be committed?
-    pub fn allows(&self, seq: usize, originals: &[String]) -> bool {
-        if self.limit.is_some_and(|l| seq > l) {
-            return false;
+impl SearchMode {
+    pub const fn name(self) -> &'static str {
+        match self {
+            SearchMode::Lsh => "lsh",
+            SearchMode::Exhaustive => "exhaustive",
         }
-        self.veto.is_empty() || !self.veto.contains(&merge_key(originals))
+    }
+
+    pub fn parse(name: &str) -> Result<SearchMode, OptionError> {
+        [SearchMode::Lsh, SearchMode::Exhaustive]
+            .into_iter()
+            .find(|m| m.name() == name)
+            .ok_or(OptionError::Expected("lsh or exhaustive"))
     }
 }
 
-/// The name of a merge: the sorted names of the functions it merges.
-pub fn merge_key(originals: &[String]) -> Vec<String> {
-    let mut k = originals.to_vec();
-    k.sort();
-    k
-}
+/// The default merge kinds (`--merge`).
+pub const DEFAULT_STAGES: Stages = Stages::ALL;
 
-/// The default [`Options::measure_budget`].
+/// The default pricing (`--profit`).
+pub const DEFAULT_PROFIT: ProfitMode = ProfitMode::Hybrid;
+
+/// The default partner search (`--search`).
+pub const DEFAULT_SEARCH: SearchMode = SearchMode::Lsh;
+
+/// The default [`Options::measure_budget`] (`--measure-budget`).
 pub const DEFAULT_MEASURE_BUDGET: f64 = 0.06;
+
+/// The default share of the module's work merges may add, in percent (`--max-slowdown`).
+pub const DEFAULT_MAX_SLOWDOWN_PERCENT: f64 = 0.5;
+
+/// The default share of the module's work one merge may add per KB it saves, in percent
+/// (`--max-slowdown-per-kb`).
+pub const DEFAULT_MAX_SLOWDOWN_PER_KB_PERCENT: f64 = 0.1;
+
+/// The default [`Options::close_margin`].
+pub const DEFAULT_CLOSE_MARGIN: f64 = 0.2;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Options {
@@ -95,8 +154,9 @@ pub struct Options {
     /// a verifier crash on a corrupt file is then reported as that file being corrupt), so
     /// [`crate::optimize`] does not verify it a second time.
     pub input_verified: bool,
-    /// Which merges may be committed (all, unless bisecting or vetoed).
-    pub gate: Gate,
+    /// Commit only merges 1..=limit (`fmerge opt --bisect-limit`, like LLVM's
+    /// `-opt-bisect-limit`): what `fmerge bisect` searches over (see [`crate::guard::Gate`]).
+    pub bisect_limit: Option<usize>,
     /// Read the module's profile, if it has one, and price merges by the work they add
     /// (`crate::profiling::pricing`); false merges as if there were no profile
     /// (`--ignore-profile`).
@@ -111,29 +171,168 @@ pub struct Options {
     /// constants or as similar functions whatever a merge would cost (`--hot-percentile`);
     /// `None`: no such cut, merges are priced.
     pub hot_percentile: Option<u32>,
-    /// The module's profile, read by [`crate::optimize`] (callers leave it `None`).
-    #[serde(skip)]
-    pub profile: Option<std::sync::Arc<crate::profiling::pricing::ModuleProfile>>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            stages: Stages::ALL,
-            whole_program: false,
-            profit: ProfitMode::Hybrid,
-            search: SearchMode::Lsh,
-            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            close_margin: 0.2,
-            measure_budget: DEFAULT_MEASURE_BUDGET,
-            input_verified: false,
-            gate: Gate::default(),
-            use_profile: true,
-            max_slowdown: crate::profiling::pricing::DEFAULT_MAX_SLOWDOWN,
-            max_slowdown_per_kb: crate::profiling::pricing::DEFAULT_MAX_SLOWDOWN_PER_KB,
-            hot_percentile: None,
-            profile: None,
+        OptionsBuilder::default().build()
+    }
+}
+
+impl Options {
+    /// A builder that starts from the defaults.
+    pub fn builder() -> OptionsBuilder {
+        OptionsBuilder::default()
+    }
+}
+
+/// Why an option's value was refused. `Display` gives the command line's wording; the plugin
+/// words its warnings with [`OptionError::expected`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptionError {
+    /// A merge kind the list option `merge` does not know.
+    UnknownKind(String),
+    /// The value is none of the names the option takes; what it takes.
+    Expected(&'static str),
+    /// A percentage that is not a number.
+    NotANumber(String),
+    /// A number outside 0 to 100.
+    NotAPercentage(f64),
+    /// An option name [`OptionsBuilder::set`] does not know.
+    UnknownOption(String),
+}
+
+impl OptionError {
+    /// What the option takes, as in "expected a percentage".
+    pub fn expected(&self) -> &'static str {
+        match self {
+            OptionError::Expected(what) => what,
+            OptionError::NotANumber(_) | OptionError::NotAPercentage(_) => "a percentage",
+            OptionError::UnknownKind(_) => "identical, constants or similar",
+            OptionError::UnknownOption(_) => "a known option",
         }
+    }
+}
+
+impl std::fmt::Display for OptionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OptionError::UnknownKind(kind) => write!(f, "unknown merge kind '{kind}'"),
+            OptionError::Expected(what) => write!(f, "expected {what}"),
+            OptionError::NotANumber(s) => write!(f, "'{s}' is not a number"),
+            OptionError::NotAPercentage(v) => {
+                write!(f, "{v} is not a percentage between 0 and 100")
+            }
+            OptionError::UnknownOption(name) => write!(f, "unknown option {name}"),
+        }
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+/// A percentage from 0 to 100, as text (`--max-slowdown`, `-fmerge-hot-percentile=99`).
+pub fn percent(s: &str) -> Result<f64, OptionError> {
+    let v: f64 = s.parse().map_err(|_| OptionError::NotANumber(s.to_string()))?;
+    if (0.0..=100.0).contains(&v) { Ok(v) } else { Err(OptionError::NotAPercentage(v)) }
+}
+
+/// Builds [`Options`]: the defaults, then what the caller sets. The setters of percentages
+/// take what [`percent`] returns.
+#[derive(Clone, Debug)]
+pub struct OptionsBuilder {
+    opts: Options,
+}
+
+impl Default for OptionsBuilder {
+    fn default() -> Self {
+        let mut b = OptionsBuilder {
+            opts: Options {
+                stages: DEFAULT_STAGES,
+                whole_program: false,
+                profit: DEFAULT_PROFIT,
+                search: DEFAULT_SEARCH,
+                jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+                close_margin: DEFAULT_CLOSE_MARGIN,
+                measure_budget: DEFAULT_MEASURE_BUDGET,
+                input_verified: false,
+                bisect_limit: None,
+                use_profile: true,
+                max_slowdown: 0.0,
+                max_slowdown_per_kb: 0.0,
+                hot_percentile: None,
+            },
+        };
+        b.max_slowdown(DEFAULT_MAX_SLOWDOWN_PERCENT)
+            .max_slowdown_per_kb(DEFAULT_MAX_SLOWDOWN_PER_KB_PERCENT);
+        b
+    }
+}
+
+/// Setters of fields the builder takes as they are.
+macro_rules! plain_setters {
+    ($($field:ident: $ty:ty),* $(,)?) => {
+        $(
+            #[doc = concat!("Sets [`Options::", stringify!($field), "`].")]
+            pub fn $field(&mut self, value: $ty) -> &mut Self {
+                self.opts.$field = value;
+                self
+            }
+        )*
+    };
+}
+
+impl OptionsBuilder {
+    plain_setters!(
+        stages: Stages,
+        whole_program: bool,
+        profit: ProfitMode,
+        search: SearchMode,
+        measure_budget: f64,
+        input_verified: bool,
+        bisect_limit: Option<usize>,
+        use_profile: bool,
+    );
+
+    /// Sets option `name` (spelt as `fmerge opt --NAME` spells it) from its text.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<&mut Self, OptionError> {
+        match name {
+            "merge" => Ok(self.stages(Stages::parse(value)?)),
+            "profit" => Ok(self.profit(ProfitMode::parse(value)?)),
+            "search" => Ok(self.search(SearchMode::parse(value)?)),
+            "max-slowdown" => Ok(self.max_slowdown(percent(value)?)),
+            "max-slowdown-per-kb" => Ok(self.max_slowdown_per_kb(percent(value)?)),
+            "hot-percentile" => Ok(self.hot_percentile(percent(value)?)),
+            _ => Err(OptionError::UnknownOption(name.to_string())),
+        }
+    }
+
+    /// Threads for code generation (at least one).
+    pub fn jobs(&mut self, jobs: usize) -> &mut Self {
+        self.opts.jobs = jobs.max(1);
+        self
+    }
+
+    /// `--max-slowdown`, in percent.
+    pub fn max_slowdown(&mut self, percent: f64) -> &mut Self {
+        self.opts.max_slowdown = percent / 100.0;
+        self
+    }
+
+    /// `--max-slowdown-per-kb`, in percent.
+    pub fn max_slowdown_per_kb(&mut self, percent: f64) -> &mut Self {
+        self.opts.max_slowdown_per_kb = percent / 100.0;
+        self
+    }
+
+    /// `--hot-percentile`, in percent; 0 is no cut.
+    pub fn hot_percentile(&mut self, percent: f64) -> &mut Self {
+        // 0%: nothing is hot. LLVM counts percentiles in millionths.
+        self.opts.hot_percentile = (percent > 0.0).then(|| (percent * 10_000.0).round() as u32);
+        self
+    }
+
+    pub fn build(&self) -> Options {
+        self.opts.clone()
     }
 }
 
@@ -142,18 +341,51 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_gate_admits_up_to_its_limit_and_never_a_vetoed_merge() {
-        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let open = Gate::default();
-        assert!(open.allows(1_000_000, &names(&["f", "g"])));
-        let limited = Gate { limit: Some(2), ..Gate::default() };
-        assert!(limited.allows(2, &names(&["f", "g"])));
-        assert!(!limited.allows(3, &names(&["f", "g"])));
-        let zero = Gate { limit: Some(0), ..Gate::default() };
-        assert!(!zero.allows(1, &names(&["f"])));
-        let mut vetoed = Gate::default();
-        vetoed.veto.insert(merge_key(&names(&["g", "f"])));
-        assert!(!vetoed.allows(1, &names(&["f", "g"])));
-        assert!(vetoed.allows(1, &names(&["f", "h"])));
+    fn defaults_are_the_documented_ones() {
+        let o = Options::default();
+        assert_eq!(o.stages, Stages::ALL);
+        assert_eq!((o.profit, o.search), (ProfitMode::Hybrid, SearchMode::Lsh));
+        assert_eq!((o.max_slowdown, o.max_slowdown_per_kb), (0.005, 0.001));
+        assert_eq!(o.hot_percentile, None);
+        assert!(o.use_profile && !o.whole_program && o.bisect_limit.is_none() && o.jobs >= 1);
+    }
+
+    #[test]
+    fn text_values_are_parsed_once_for_every_front_end() {
+        let mut b = Options::builder();
+        b.set("merge", "identical, similar,")
+            .unwrap()
+            .set("profit", "exact")
+            .unwrap()
+            .set("search", "exhaustive")
+            .unwrap()
+            .set("max-slowdown", "2")
+            .unwrap()
+            .set("max-slowdown-per-kb", "100")
+            .unwrap()
+            .set("hot-percentile", "99")
+            .unwrap();
+        let o = b.build();
+        assert_eq!(o.stages, Stages { identical: true, constants: false, similar: true });
+        assert_eq!(o.stages.names(), ["identical", "similar"]);
+        assert_eq!(Stages::parse(&Stages::ALL.names().join(",")), Ok(Stages::ALL));
+        assert_eq!((o.profit, o.search), (ProfitMode::Exact, SearchMode::Exhaustive));
+        assert_eq!((o.max_slowdown, o.max_slowdown_per_kb), (0.02, 1.0));
+        assert_eq!(o.hot_percentile, Some(990_000));
+        assert_eq!(Options::builder().hot_percentile(0.0).build().hot_percentile, None);
+        assert_eq!(Options::builder().jobs(0).build().jobs, 1);
+
+        let err = |name: &str, value: &str| Options::builder().set(name, value).unwrap_err();
+        assert_eq!(err("merge", "all"), OptionError::UnknownKind("all".into()));
+        assert_eq!(err("profit", "fast").to_string(), "expected estimate, hybrid or exact");
+        assert_eq!(err("search", "x").expected(), "lsh or exhaustive");
+        assert_eq!(err("max-slowdown", "fast").to_string(), "'fast' is not a number");
+        assert_eq!(
+            err("hot-percentile", "120").to_string(),
+            "120 is not a percentage between 0 and 100"
+        );
+        assert_eq!(err("max-slowdown-per-kb", "-1").expected(), "a percentage");
+        assert!(percent("NaN").is_err());
+        assert_eq!(err("jobs", "4"), OptionError::UnknownOption("jobs".into()));
     }
 }

@@ -1,5 +1,10 @@
 //! The record of what fmerge did, for people (tables) and tools (`--json`).
+//!
+//! The stages add merges, rejections, skips and their statistics to the report of their run
+//! (`crate::session::Run::report`); the pipeline completes it once the size guard is done
+//! (the guard's record, sizes, the profile's summary) and hands it to the caller to write.
 
+use crate::guard::{Footprint, GuardRecord};
 use serde::Serialize;
 
 /// How a function that was merged away keeps working for its callers.
@@ -37,11 +42,11 @@ pub enum Basis {
 /// One committed merge.
 #[derive(Clone, Debug, Serialize)]
 pub struct MergeRecord {
-    /// Its number in commit order (1, 2, ...: see `options::Gate`).
+    /// Its number in commit order (1, 2, ...: see `guard::Gate`).
     pub seq: usize,
     pub stage: &'static str,
     /// The functions it merged, as they were named before (the survivor of an identical
-    /// group included): what names the merge for `options::Gate::veto`.
+    /// group included): what names the merge for `guard::Gate::veto`.
     pub originals: Vec<String>,
     /// The function holding the shared body afterwards.
     pub body: String,
@@ -123,18 +128,15 @@ pub struct Report {
     pub merges: Vec<MergeRecord>,
     pub rejected: Vec<Rejected>,
     pub skipped: Vec<Skipped>,
-    /// Merges that were ready but not committed because of `Options::gate` (bisecting, or
-    /// vetoed by the size guard).
+    /// Merges that were ready but not committed because of the run's `guard::Gate`
+    /// (bisecting, or vetoed by the size guard).
     pub gated: usize,
     /// What the size guard did (only when the module was measured before and after).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub guard: Option<crate::guard::GuardRecord>,
+    pub guard: Option<GuardRecord>,
     /// The module's profile and what merging did with it (only when it has one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::profiling::pricing::ProfileRecord>,
-    /// The slowdown budget and the counts of merged bodies, while the stages run.
-    #[serde(skip)]
-    pub ledger: crate::profiling::pricing::Ledger,
 }
 
 impl StageStats {
@@ -144,17 +146,19 @@ impl StageStats {
     }
 }
 
-impl Report {
-    /// Whether the next merge, of `originals`, may be committed (see `options::Gate`); counts
-    /// it as gated if not. Callers then push a [`MergeRecord`] with `seq: self.next_seq()`.
-    pub fn admit(&mut self, gate: &crate::options::Gate, originals: &[String]) -> bool {
-        let ok = gate.allows(self.next_seq(), originals);
-        if !ok {
-            self.gated += 1;
+impl MergeRecord {
+    /// The functions the merge touched, for the size guard.
+    pub fn footprint(&self) -> Footprint<'_> {
+        Footprint {
+            seq: self.seq,
+            originals: &self.originals,
+            body: &self.body,
+            members: self.members.iter().map(|m| m.name.as_str()).collect(),
         }
-        ok
     }
+}
 
+impl Report {
     /// The number the next committed merge gets.
     pub fn next_seq(&self) -> usize {
         self.merges.len() + 1

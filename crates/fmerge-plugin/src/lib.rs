@@ -20,9 +20,9 @@
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
 use fmerge_llvm::plugin::{PassPluginLibraryInfo, Place, PluginOptions};
-use fmerge_passes::options::Gate;
+use fmerge_passes::options::OptionError;
 use fmerge_passes::pipeline::Measure;
-use fmerge_passes::{Options, ProfitMode, Report, SearchMode, Stages};
+use fmerge_passes::{Options, Report};
 
 /// The entry point LLVM looks up when it loads a pass plugin.
 // An exported symbol with a fixed name is what a plugin is: the one `unsafe` attribute outside
@@ -46,14 +46,24 @@ struct Settings {
     inject_failure: bool,
 }
 
+/// The merging options the plugin shares with `fmerge opt` (`-fmerge-NAME` here, `--NAME`
+/// there), in the order their values are checked. [`fmerge_passes::OptionsBuilder::set`]
+/// parses them, with the defaults and checks of the command line.
+const SHARED: [&str; 6] =
+    ["merge", "profit", "search", "hot-percentile", "max-slowdown", "max-slowdown-per-kb"];
+
 fn settings(o: &PluginOptions) -> Result<Settings, String> {
-    let mut merge = o.merge.clone();
-    let mut profit = o.profit.clone();
-    let mut search = o.search.clone();
+    // As the shim gave them (`None`: not on the command line), in the order of SHARED.
+    let mut shared = [
+        &o.merge,
+        &o.profit,
+        &o.search,
+        &o.hot_percentile,
+        &o.max_slowdown,
+        &o.max_slowdown_per_kb,
+    ]
+    .map(Clone::clone);
     let mut report = o.report.clone();
-    let mut hot = o.hot_percentile.clone();
-    let mut slowdown = o.max_slowdown.clone();
-    let mut per_kb = o.max_slowdown_per_kb.clone();
     let (mut whole_program, mut guard, mut verbose) = (o.whole_program, o.guard, o.verbose);
     let (mut enabled, mut in_compiles, mut inject_failure) = (true, true, false);
     for word in o.env.as_deref().unwrap_or("").split_whitespace() {
@@ -70,16 +80,15 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
         let text = |v: Option<&str>| {
             v.map(str::to_string).ok_or_else(|| format!("-{key} needs a value (-{key}=...)"))
         };
+        let slot = key.strip_prefix("fmerge-").and_then(|n| SHARED.iter().position(|s| *s == n));
+        if let Some(k) = slot {
+            shared[k] = Some(text(value)?);
+            continue;
+        }
         match key {
             "fmerge" => enabled = flag(value)?,
             "fmerge-compile" => in_compiles = flag(value)?,
-            "fmerge-merge" => merge = text(value)?,
-            "fmerge-profit" => profit = text(value)?,
-            "fmerge-search" => search = text(value)?,
             "fmerge-report" => report = text(value)?,
-            "fmerge-hot-percentile" => hot = text(value)?,
-            "fmerge-max-slowdown" => slowdown = text(value)?,
-            "fmerge-max-slowdown-per-kb" => per_kb = text(value)?,
             "fmerge-whole-program" => whole_program = flag(value)?,
             "fmerge-guard" => guard = flag(value)?,
             "fmerge-verbose" => verbose = flag(value)?,
@@ -87,57 +96,19 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             _ => return Err(format!("unknown option -{key} in FMERGE_PLUGIN_OPTIONS")),
         }
     }
-    let mut stages = Stages { identical: false, constants: false, similar: false };
-    for kind in merge.split(',').map(str::trim).filter(|k| !k.is_empty()) {
-        match kind {
-            "identical" => stages.identical = true,
-            "constants" => stages.constants = true,
-            "similar" => stages.similar = true,
-            _ => return Err(format!("-fmerge-merge: unknown merge kind '{kind}'")),
-        }
+    let mut options = Options::builder();
+    options.whole_program(whole_program);
+    for (name, value) in SHARED.iter().zip(&shared) {
+        let Some(value) = value else { continue };
+        options.set(name, value).map_err(|e| match e {
+            OptionError::UnknownKind(_) => format!("-fmerge-{name}: {e}"),
+            _ => format!("-fmerge-{name}={value}: expected {}", e.expected()),
+        })?;
     }
-    let profit = match profit.as_str() {
-        "estimate" => ProfitMode::Estimate,
-        "hybrid" => ProfitMode::Hybrid,
-        "exact" => ProfitMode::Exact,
-        p => return Err(format!("-fmerge-profit={p}: expected estimate, hybrid or exact")),
-    };
-    let search = match search.as_str() {
-        "lsh" => SearchMode::Lsh,
-        "exhaustive" => SearchMode::Exhaustive,
-        s => return Err(format!("-fmerge-search={s}: expected lsh or exhaustive")),
-    };
-    let hot_percentile = match hot.parse::<f64>() {
-        Ok(p) if (0.0..=100.0).contains(&p) => {
-            // 0%: nothing is hot. LLVM counts percentiles in millionths.
-            (p > 0.0).then(|| (p * 10_000.0).round() as u32)
-        }
-        _ => return Err(format!("-fmerge-hot-percentile={hot}: expected a percentage")),
-    };
-    let max_slowdown = match slowdown.parse::<f64>() {
-        Ok(p) if (0.0..=100.0).contains(&p) => p / 100.0,
-        _ => return Err(format!("-fmerge-max-slowdown={slowdown}: expected a percentage")),
-    };
-    let max_slowdown_per_kb = match per_kb.parse::<f64>() {
-        Ok(p) if (0.0..=100.0).contains(&p) => p / 100.0,
-        _ => {
-            return Err(format!("-fmerge-max-slowdown-per-kb={per_kb}: expected a percentage"));
-        }
-    };
     Ok(Settings {
         enabled,
         in_compiles,
-        options: Options {
-            stages,
-            whole_program,
-            profit,
-            search,
-            gate: Gate::default(),
-            hot_percentile,
-            max_slowdown,
-            max_slowdown_per_kb,
-            ..Options::default()
-        },
+        options: options.build(),
         guard,
         report: (!report.is_empty()).then_some(report),
         verbose,
@@ -237,15 +208,17 @@ fn unique() -> usize {
 mod tests {
     use super::*;
 
+    use fmerge_passes::{ProfitMode, Stages};
+
     fn opts(env: Option<&str>) -> PluginOptions {
         PluginOptions {
-            merge: "identical,constants,similar".into(),
-            profit: "hybrid".into(),
-            search: "lsh".into(),
+            merge: None,
+            profit: None,
+            search: None,
             report: String::new(),
-            hot_percentile: "0".into(),
-            max_slowdown: "0.5".into(),
-            max_slowdown_per_kb: "0.1".into(),
+            hot_percentile: None,
+            max_slowdown: None,
+            max_slowdown_per_kb: None,
             env: env.map(str::to_string),
             whole_program: false,
             guard: true,
@@ -287,6 +260,31 @@ mod tests {
             "-fmerge-max-slowdown-per-kb=x",
         ] {
             assert!(settings(&opts(Some(bad))).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn command_line_values_are_checked_like_the_environment_s_which_wins() {
+        let mut o = opts(Some("-fmerge-max-slowdown=1"));
+        o.max_slowdown = Some("fast".into());
+        o.profit = Some("estimate".into());
+        let s = settings(&o).unwrap();
+        assert_eq!(s.options.max_slowdown, 0.01);
+        assert_eq!(s.options.profit, ProfitMode::Estimate);
+        o.env = None;
+        assert_eq!(settings(&o).unwrap_err(), "-fmerge-max-slowdown=fast: expected a percentage");
+        for (env, message) in [
+            ("-fmerge-profit=fast", "-fmerge-profit=fast: expected estimate, hybrid or exact"),
+            ("-fmerge-search=x", "-fmerge-search=x: expected lsh or exhaustive"),
+            ("-fmerge-merge=identical,bogus", "-fmerge-merge: unknown merge kind 'bogus'"),
+            ("-fmerge-hot-percentile=120", "-fmerge-hot-percentile=120: expected a percentage"),
+            (
+                "-fmerge-max-slowdown",
+                "-fmerge-max-slowdown needs a value (-fmerge-max-slowdown=...)",
+            ),
+            ("-fmerge-x", "unknown option -fmerge-x in FMERGE_PLUGIN_OPTIONS"),
+        ] {
+            assert_eq!(settings(&opts(Some(env))).unwrap_err(), message);
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use fmerge_llvm::target::{CodeGenSwitches, Outlining};
+use fmerge_passes::options;
 use std::path::PathBuf;
 
 const ABOUT: &str = "Shrinks LLVM programs by merging identical and similar functions.";
@@ -453,22 +454,22 @@ pub struct OptArgs {
     #[arg(long)]
     pub whole_program: bool,
     /// Which merges to perform (comma-separated).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [MergeKind::Identical, MergeKind::Constants, MergeKind::Similar])]
+    #[arg(long, value_enum, value_delimiter = ',', default_values = options::DEFAULT_STAGES.names())]
     pub merge: Vec<MergeKind>,
     /// How merges are priced: TTI estimates, generated code, or estimates with generated code
     /// for close calls.
-    #[arg(long, value_enum, default_value_t = ProfitKind::Hybrid)]
+    #[arg(long, value_enum, default_value = options::DEFAULT_PROFIT.name())]
     pub profit: ProfitKind,
     /// Hybrid pricing: how much code each stage may generate to confirm close calls, as a
     /// fraction of the module's instructions (0 = estimates only, like `--profit estimate`
     /// for close calls). Code generation costs about as much per instruction as `opt -Oz`,
     /// so this bounds the time confirming adds. Close calls past the budget are decided on
     /// their estimate (counted as `over_budget` in the report).
-    #[arg(long, value_name = "FRACTION", default_value_t = fmerge_passes::options::DEFAULT_MEASURE_BUDGET)]
+    #[arg(long, value_name = "FRACTION", default_value_t = options::DEFAULT_MEASURE_BUDGET)]
     pub measure_budget: f64,
     /// How similar functions find partners: LSH over MinHash signatures (near-linear), or
     /// scoring every pair by opcode/type fingerprints (quadratic; for comparison).
-    #[arg(long, value_enum, default_value_t = SearchKind::Lsh)]
+    #[arg(long, value_enum, default_value = options::DEFAULT_SEARCH.name())]
     pub search: SearchKind,
     /// Threads that may generate code at once to confirm close merge decisions (default: the
     /// number of CPUs). The output never depends on it.
@@ -503,18 +504,18 @@ pub struct OptArgs {
     /// constants, `select`s and branches on the function id times how often their original
     /// blocks ran); merges that save the most bytes per unit of added work go first. Code that
     /// never ran is free. 0 allows only merges that add no work by the profile.
-    #[arg(long, value_name = "PERCENT", default_value_t = 0.5, value_parser = percent)]
+    #[arg(long, value_name = "PERCENT", default_value_t = options::DEFAULT_MAX_SLOWDOWN_PERCENT, value_parser = options::percent)]
     pub max_slowdown: f64,
     /// With a profile in the module: one merge may add at most this percentage of the
     /// module's run-time work per KB it saves (the price of a byte: 0.1 lets a merge that
     /// saves 100 bytes add 0.01%); merges that add no work are not limited.
-    #[arg(long, value_name = "PERCENT", default_value_t = 0.1, value_parser = percent)]
+    #[arg(long, value_name = "PERCENT", default_value_t = options::DEFAULT_MAX_SLOWDOWN_PER_KB_PERCENT, value_parser = options::percent)]
     pub max_slowdown_per_kb: f64,
     /// With a profile in the module: also keep functions hot at this percentile out of merging
     /// with constants and similar merging whatever a merge would cost (the coarser rule before
     /// --max-slowdown; 99 is LLVM's own definition of hot: an entry count or branch weight
     /// among the largest counts that make up 99% of all counts). Off by default; 0 is off.
-    #[arg(long, value_name = "PERCENT", value_parser = percent)]
+    #[arg(long, value_name = "PERCENT", value_parser = options::percent)]
     pub hot_percentile: Option<f64>,
     /// Ignore the module's profile (merge hot code as if there were none: --max-slowdown and
     /// --hot-percentile then have no effect).
@@ -649,13 +650,4 @@ pub enum ProfitKind {
 pub enum SearchKind {
     Lsh,
     Exhaustive,
-}
-
-fn percent(s: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
-    if (0.0..=100.0).contains(&v) {
-        Ok(v)
-    } else {
-        Err(format!("{v} is not a percentage between 0 and 100"))
-    }
 }

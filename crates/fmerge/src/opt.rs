@@ -1,13 +1,13 @@
 //! `fmerge opt`: merge and write.
 
-use crate::cli::{EmitKind, MergeKind, OptArgs, ProfitKind, SearchKind};
+use crate::cli::{EmitKind, OptArgs};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
 use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
 use fmerge_llvm::target::Outlining;
 use fmerge_llvm::{Llvm, Target};
 use fmerge_passes::pipeline::Measure;
-use fmerge_passes::{Options, ProfitMode, Report, SearchMode, Stages};
+use fmerge_passes::{Options, Report};
 use std::io::Write;
 
 pub fn run(args: OptArgs) -> Result<()> {
@@ -37,36 +37,7 @@ pub fn run(args: OptArgs) -> Result<()> {
         }
         None => None,
     };
-    let opts = Options {
-        stages: Stages {
-            identical: args.merge.contains(&MergeKind::Identical),
-            constants: args.merge.contains(&MergeKind::Constants),
-            similar: args.merge.contains(&MergeKind::Similar),
-        },
-        whole_program: args.whole_program,
-        profit: match args.profit {
-            ProfitKind::Estimate => ProfitMode::Estimate,
-            ProfitKind::Exact => ProfitMode::Exact,
-            ProfitKind::Hybrid => ProfitMode::Hybrid,
-        },
-        search: match args.search {
-            SearchKind::Lsh => SearchMode::Lsh,
-            SearchKind::Exhaustive => SearchMode::Exhaustive,
-        },
-        jobs: args.jobs.unwrap_or(Options::default().jobs).max(1),
-        measure_budget: args.measure_budget,
-        input_verified: true,
-        gate: fmerge_passes::options::Gate { limit: args.bisect_limit, ..Default::default() },
-        use_profile: !args.ignore_profile,
-        max_slowdown: args.max_slowdown / 100.0,
-        max_slowdown_per_kb: args.max_slowdown_per_kb / 100.0,
-        // 0%: nothing is hot. LLVM counts percentiles in millionths.
-        hot_percentile: args
-            .hot_percentile
-            .filter(|&p| p > 0.0)
-            .map(|p| (p * 10_000.0).round() as u32),
-        ..Options::default()
-    };
+    let opts = options(&args);
     let measure = if args.no_measure {
         Measure::Nothing
     } else if args.measure {
@@ -134,6 +105,35 @@ pub fn run(args: OptArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The merging options of the command line, built as the plugin builds its own: clap checked
+/// the values (percentages with the builder's own [`fmerge_passes::options::percent`]), the
+/// builder maps names and converts.
+fn options(args: &OptArgs) -> Options {
+    let merge: Vec<String> = args.merge.iter().map(name).collect();
+    let mut b = Options::builder();
+    b.set("merge", &merge.join(","))
+        .and_then(|b| b.set("profit", &name(&args.profit)))
+        .and_then(|b| b.set("search", &name(&args.search)))
+        .expect("the command line offers only values the options builder knows");
+    b.whole_program(args.whole_program)
+        .measure_budget(args.measure_budget)
+        .input_verified(true)
+        .bisect_limit(args.bisect_limit)
+        .use_profile(!args.ignore_profile)
+        .max_slowdown(args.max_slowdown)
+        .max_slowdown_per_kb(args.max_slowdown_per_kb)
+        .hot_percentile(args.hot_percentile.unwrap_or(0.0));
+    if let Some(jobs) = args.jobs {
+        b.jobs(jobs);
+    }
+    b.build()
+}
+
+/// The name of a value of the command line, as the options builder reads it.
+fn name(value: &impl clap::ValueEnum) -> String {
+    value.to_possible_value().expect("no value is skipped").get_name().to_string()
 }
 
 fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
@@ -224,4 +224,48 @@ fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command, MergeKind, ProfitKind, SearchKind};
+    use clap::{Parser, ValueEnum};
+
+    fn options_of(extra: &[&str]) -> Options {
+        let argv = ["fmerge", "opt", "in.bc", "-o", "out.bc"].iter().chain(extra);
+        match Cli::try_parse_from(argv).expect("valid command line").command {
+            Command::Opt(args) => options(&args),
+            _ => unreachable!("an opt command"),
+        }
+    }
+
+    #[test]
+    fn the_command_line_builds_the_default_options_and_knows_only_their_names() {
+        let (cli, defaults) = (options_of(&[]), Options::default());
+        assert_eq!(cli.stages, defaults.stages);
+        assert_eq!((cli.profit, cli.search), (defaults.profit, defaults.search));
+        assert_eq!(cli.measure_budget, defaults.measure_budget);
+        assert_eq!(cli.max_slowdown, defaults.max_slowdown);
+        assert_eq!(cli.max_slowdown_per_kb, defaults.max_slowdown_per_kb);
+        assert_eq!(cli.hot_percentile, defaults.hot_percentile);
+        assert!(cli.use_profile && cli.input_verified && !cli.whole_program);
+        // Every value clap offers is one the builder maps (`options` would panic otherwise),
+        // each to a different setting.
+        let merges: Vec<_> = MergeKind::value_variants()
+            .iter()
+            .map(|k| options_of(&["--merge", &name(k)]).stages)
+            .collect();
+        assert_eq!(merges.len(), 3);
+        assert!(merges.iter().all(|s| s.names().len() == 1) && merges[0] != merges[1]);
+        for k in ProfitKind::value_variants() {
+            assert_eq!(options_of(&["--profit", &name(k)]).profit.name(), name(k));
+        }
+        for k in SearchKind::value_variants() {
+            assert_eq!(options_of(&["--search", &name(k)]).search.name(), name(k));
+        }
+        let set = options_of(&["--hot-percentile", "99", "--max-slowdown", "2", "--jobs", "0"]);
+        assert_eq!((set.hot_percentile, set.max_slowdown, set.jobs), (Some(990_000), 0.02, 1));
+        assert_eq!(options_of(&["--hot-percentile", "0"]).hot_percentile, None);
+    }
 }

@@ -29,21 +29,14 @@
 //! counts) stay out of merging with constants and of similar merging whatever work a merge
 //! would add. Global merging's parameterized copies (`crate::global`) use that cut at 99%.
 
-use crate::options::Options;
 use fmerge_core::profiling::work::{self, SlowdownBudget};
 use fmerge_llvm::Module;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// LLVM's default hot cutoff (`-profile-summary-cutoff-hot`), in millionths.
 pub const DEFAULT_HOT_PERCENTILE: u32 = 990_000;
-
-/// The default share of the module's work that merges may add (`--max-slowdown 0.5`).
-pub const DEFAULT_MAX_SLOWDOWN: f64 = 0.005;
-
-/// The default share of the module's work one merge may add per KB it saves
-/// (`--max-slowdown-per-kb 0.1`).
-pub const DEFAULT_MAX_SLOWDOWN_PER_KB: f64 = 0.001;
 
 /// What the profile says about one function.
 #[derive(Clone, Debug)]
@@ -219,11 +212,13 @@ impl ModuleProfile {
     }
 }
 
-/// The run-time side of one run of the stages: the slowdown budget and the counts of the
-/// merged bodies made so far. Lives in the [`crate::Report`] (a re-run of the stages starts a
-/// new one).
+/// The run-time side of one run of the stages: the module's profile, the slowdown budget and
+/// the counts of the merged bodies made so far. Lives in the run's [`crate::session::Run`] (a
+/// re-run of the stages starts a new one).
 #[derive(Clone, Debug, Default)]
 pub struct Ledger {
+    /// The profile merges are priced by (`None`: nothing is priced).
+    profile: Option<Arc<ModuleProfile>>,
     pub budget: SlowdownBudget,
     /// Counts of merged bodies made in this run (bodies not listed are cold).
     bodies: HashMap<String, BlockCounts>,
@@ -232,18 +227,20 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    pub fn new(profile: Option<&ModuleProfile>) -> Ledger {
+    pub fn new(profile: Option<Arc<ModuleProfile>>) -> Ledger {
         Ledger {
             budget: profile
+                .as_deref()
                 .map(|p| SlowdownBudget::new(p.total_work, p.max_slowdown))
                 .unwrap_or_default(),
+            profile,
             ..Ledger::default()
         }
     }
 
     /// How often the blocks of function `name` ran (cold without a profile).
-    pub fn counts(&self, opts: &Options, name: &str) -> BlockCounts {
-        let Some(p) = &opts.profile else { return BlockCounts::Cold };
+    pub fn counts(&self, name: &str) -> BlockCounts {
+        let Some(p) = &self.profile else { return BlockCounts::Cold };
         match self.bodies.get(name) {
             Some(c) => c.clone(),
             None => p.counts_of(name),
@@ -259,8 +256,8 @@ impl Ledger {
 
     /// Why `name` must stay out of merges that add work (the `--hot-percentile` cut, or a
     /// merged body whose counts are unknown), or `None`.
-    pub fn exclusion(&self, opts: &Options, name: &str) -> Option<String> {
-        let p = opts.profile.as_ref()?;
+    pub fn exclusion(&self, name: &str) -> Option<String> {
+        let p = self.profile.as_ref()?;
         if let Some(why) = p.hot_reason(name) {
             return Some(why);
         }
@@ -270,13 +267,13 @@ impl Ledger {
     }
 
     /// The fraction of the module's work `added` is (`None` without a profile).
-    pub fn fraction(&self, opts: &Options, added: u64) -> Option<f64> {
-        opts.profile.as_ref().map(|p| work::fraction(added, p.total_work))
+    pub fn fraction(&self, added: u64) -> Option<f64> {
+        self.profile.as_ref().map(|p| work::fraction(added, p.total_work))
     }
 
     /// Why a merge adding `added` work is not taken, for the report.
-    pub fn over_budget_reason(&self, opts: &Options, added: u64) -> String {
-        let total = opts.profile.as_ref().map_or(0, |p| p.total_work);
+    pub fn over_budget_reason(&self, added: u64) -> String {
+        let total = self.profile.as_ref().map_or(0, |p| p.total_work);
         format!(
             "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's profiled work of {total}), the --max-slowdown budget of {} has {} left",
             work::fraction(added, total) * 100.0,
@@ -288,8 +285,8 @@ impl Ledger {
     /// Why a merge that adds `added` work and saves `saving` bytes is not affordable: it costs
     /// more than `--max-slowdown-per-kb` for what it saves, or more than is left of the
     /// budget. `None`: affordable.
-    pub fn refusal(&self, opts: &Options, added: u64, saving: i64) -> Option<String> {
-        let p = opts.profile.as_ref()?;
+    pub fn refusal(&self, added: u64, saving: i64) -> Option<String> {
+        let p = self.profile.as_ref()?;
         if !work::within_rate(added, p.total_work, saving, p.max_slowdown_per_kb) {
             Some(format!(
                 "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's profiled work of {}) to save {saving} bytes, more than --max-slowdown-per-kb {}% per KB",
@@ -298,7 +295,7 @@ impl Ledger {
                 p.max_slowdown_per_kb * 100.0
             ))
         } else if added > self.budget.remaining() {
-            Some(self.over_budget_reason(opts, added))
+            Some(self.over_budget_reason(added))
         } else {
             None
         }
@@ -306,8 +303,8 @@ impl Ledger {
 
     /// Takes `added` from the budget if the merge, which saves `saving` bytes, is affordable
     /// ([`Ledger::refusal`]); otherwise counts it and says why not.
-    pub fn spend(&mut self, opts: &Options, added: u64, saving: i64) -> Result<(), String> {
-        if let Some(why) = self.refusal(opts, added, saving) {
+    pub fn spend(&mut self, added: u64, saving: i64) -> Result<(), String> {
+        if let Some(why) = self.refusal(added, saving) {
             self.over_budget += 1;
             return Err(why);
         }
@@ -344,8 +341,9 @@ pub struct ProfileRecord {
     pub merges_over_budget: usize,
 }
 
-/// Fills in the report's profile record and each merge's entry counts.
-pub fn annotate(report: &mut crate::Report, profile: &ModuleProfile) {
+/// Fills in the report's profile record and each merge's entry counts, with what the run's
+/// `ledger` spent.
+pub fn annotate(report: &mut crate::Report, profile: &ModuleProfile, ledger: &Ledger) {
     let mut record = profile.record();
     for m in &mut report.merges {
         let counts: Vec<Option<u64>> = m.originals.iter().map(|n| profile.entry_count(n)).collect();
@@ -355,10 +353,10 @@ pub fn annotate(report: &mut crate::Report, profile: &ModuleProfile) {
             m.entry_counts = Some(counts);
         }
     }
-    record.work_budget = report.ledger.budget.limit;
+    record.work_budget = ledger.budget.limit;
     record.added_work = report.merges.iter().filter_map(|m| m.added_work).sum();
     record.added_fraction = work::fraction(record.added_work, profile.total_work);
-    record.merges_over_budget = report.ledger.over_budget;
+    record.merges_over_budget = ledger.over_budget;
     report.profile = Some(record);
 }
 
@@ -366,61 +364,58 @@ pub fn annotate(report: &mut crate::Report, profile: &ModuleProfile) {
 mod tests {
     use super::*;
 
-    fn opts_with(total_work: u64) -> Options {
-        let profile = ModuleProfile {
+    fn profile_with(total_work: u64) -> ModuleProfile {
+        let defaults = crate::options::Options::default();
+        ModuleProfile {
             percentile: DEFAULT_HOT_PERCENTILE,
             hot_threshold: 1000,
             cut: false,
             total_work,
-            max_slowdown: DEFAULT_MAX_SLOWDOWN,
-            max_slowdown_per_kb: DEFAULT_MAX_SLOWDOWN_PER_KB,
+            max_slowdown: defaults.max_slowdown,
+            max_slowdown_per_kb: defaults.max_slowdown_per_kb,
             counts: HashMap::from([(
                 "hot".to_string(),
                 FnCounts { entry: 10, max: 5000, blocks: vec![10, 5000, 10] },
             )]),
-        };
-        Options { profile: Some(std::sync::Arc::new(profile)), ..Options::default() }
+        }
     }
 
     #[test]
     fn a_merge_is_taken_only_within_the_price_per_kb_and_the_budget() {
-        let opts = opts_with(1_000_000);
-        let mut ledger = Ledger::new(opts.profile.as_deref());
+        let mut ledger = Ledger::new(Some(Arc::new(profile_with(1_000_000))));
         assert_eq!(ledger.budget.limit, 5000);
         // 100 bytes may add 0.1% × 100/1024 of 1,000,000: 97 instructions.
-        let why = ledger.refusal(&opts, 98, 100).expect("over the price per KB");
+        let why = ledger.refusal(98, 100).expect("over the price per KB");
         assert!(why.contains("--max-slowdown-per-kb"), "{why}");
-        assert!(ledger.refusal(&opts, 97, 100).is_none());
+        assert!(ledger.refusal(97, 100).is_none());
         // Free merges always go; a merge that adds work and saves nothing never does.
-        assert!(ledger.refusal(&opts, 0, -50).is_none());
-        assert!(ledger.refusal(&opts, 1, 0).is_some());
+        assert!(ledger.refusal(0, -50).is_none());
+        assert!(ledger.refusal(1, 0).is_some());
         // The budget is spent merge by merge: 4 × 1200 fit in 5000, the fifth does not.
         for _ in 0..4 {
-            assert!(ledger.spend(&opts, 1200, 100_000).is_ok());
+            assert!(ledger.spend(1200, 100_000).is_ok());
         }
-        let why = ledger.spend(&opts, 1200, 100_000).unwrap_err();
+        let why = ledger.spend(1200, 100_000).unwrap_err();
         assert!(why.contains("budget of 5000 has 200 left"), "{why}");
         assert_eq!(ledger.over_budget, 1);
         // Without a profile nothing is priced.
-        let none = Options::default();
-        assert!(Ledger::new(None).refusal(&none, u64::MAX, -1).is_none());
+        assert!(Ledger::new(None).refusal(u64::MAX, -1).is_none());
     }
 
     #[test]
     fn merged_bodies_of_code_that_ran_have_unknown_counts_and_sit_out() {
-        let opts = opts_with(1_000_000);
-        let mut ledger = Ledger::new(opts.profile.as_deref());
-        assert_eq!(ledger.counts(&opts, "hot"), BlockCounts::Blocks(vec![10, 5000, 10]));
-        assert_eq!(ledger.counts(&opts, "never.seen"), BlockCounts::Cold);
+        let mut ledger = Ledger::new(Some(Arc::new(profile_with(1_000_000))));
+        assert_eq!(ledger.counts("hot"), BlockCounts::Blocks(vec![10, 5000, 10]));
+        assert_eq!(ledger.counts("never.seen"), BlockCounts::Cold);
         ledger.set_body("cold.fmerged".into(), BlockCounts::Cold);
         ledger.set_body("hot.fmerged".into(), BlockCounts::Unknown);
         ledger.set_body("sum.fmerged".into(), BlockCounts::Blocks(vec![3, 30]));
-        assert_eq!(ledger.counts(&opts, "cold.fmerged"), BlockCounts::Cold);
-        assert!(ledger.exclusion(&opts, "cold.fmerged").is_none());
-        assert!(ledger.exclusion(&opts, "hot.fmerged").is_some());
-        assert!(ledger.exclusion(&opts, "sum.fmerged").is_none());
-        assert_eq!(ledger.counts(&opts, "sum.fmerged").entry(), 3);
+        assert_eq!(ledger.counts("cold.fmerged"), BlockCounts::Cold);
+        assert!(ledger.exclusion("cold.fmerged").is_none());
+        assert!(ledger.exclusion("hot.fmerged").is_some());
+        assert!(ledger.exclusion("sum.fmerged").is_none());
+        assert_eq!(ledger.counts("sum.fmerged").entry(), 3);
         // No cut unless asked for: a hot function is priced, not excluded.
-        assert!(ledger.exclusion(&opts, "hot").is_none());
+        assert!(ledger.exclusion("hot").is_none());
     }
 }

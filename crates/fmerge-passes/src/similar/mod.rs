@@ -29,9 +29,11 @@ pub mod params;
 
 use crate::fold::{self, Visibility, can_thunk};
 use crate::measure::SizeCache;
-use crate::options::{Options, SearchMode};
+use crate::options::SearchMode;
 use crate::proposal::{self, Proposal};
-use crate::report::{Basis, MergeRecord, Rejected, Report, Skipped, StageStats};
+use crate::report::{Basis, MergeRecord, Rejected, Skipped, StageStats};
+use crate::session::{Run, Session};
+use crate::stage::{About, Stage};
 use codegen::Side;
 use fmerge_core::align::{AlignConfig, FunctionAlignment, align_blocks};
 use fmerge_core::compare::Walk;
@@ -43,14 +45,13 @@ use fmerge_core::profiling::work;
 use fmerge_core::profit::{self, Verdict};
 use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
-use fmerge_llvm::{Function, Module, Target, Value, cost};
+use fmerge_llvm::{Function, Module, Value, cost};
 use params::ParamMap;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 const STAGE: &str = "similar";
-const MAX_ROUNDS: usize = 2;
 /// Partners tried per function (F3M's exploration threshold).
 const EXPLORE: usize = 3;
 /// Pairs whose alignment shares less than this fraction of instructions are not tried.
@@ -70,37 +71,38 @@ const BLOCKING: u32 = traits::VARARGS
     | traits::SELF_ADDRESS
     | traits::TOKENS;
 
-pub fn run(module: &mut Module<'_>, target: &Target, opts: &Options, report: &mut Report) {
-    let start = Instant::now();
-    let mut stats = StageStats { stage: STAGE, ..Default::default() };
-    let mut memo = Memo {
-        rejected: HashSet::new(),
-        reported: HashSet::new(),
-        sizes: SizeCache::default(),
-        retry: None,
-        measure_budget: proposal::MeasureBudget::for_stage(module, opts),
-    };
-    for _ in 0..MAX_ROUNDS {
-        stats.rounds += 1;
-        let t = Instant::now();
-        let round = Round::new(&*module, target, opts, report, &mut stats, &mut memo);
-        round.stats.add_time("lower+index", t);
-        let merged = round.run();
-        module.sweep();
-        if merged == 0 {
-            break;
-        }
+/// The similar stage; what its rounds learn is kept in its `Memo` (made when the first
+/// round starts).
+#[derive(Default)]
+pub struct Similar {
+    memo: Option<Memo>,
+}
+
+impl Stage for Similar {
+    fn about(&self) -> About {
+        About { name: STAGE, activity: "merging similar functions", max_rounds: 2 }
     }
-    stats.seconds = Some(start.elapsed().as_secs_f64());
-    report.stages.push(stats);
+
+    fn run_round(&mut self, session: &mut Session<'_, '_>, stats: &mut StageStats) -> usize {
+        let module = &*session.module;
+        let run = &mut session.run;
+        let memo = self.memo.get_or_insert_with(|| Memo {
+            rejected: HashSet::new(),
+            sizes: SizeCache::default(),
+            retry: None,
+            measure_budget: proposal::MeasureBudget::for_stage(module, run.opts),
+        });
+        let t = Instant::now();
+        let round = Round::new(module, run, stats, memo);
+        round.stats.add_time("lower+index", t);
+        round.run()
+    }
 }
 
 /// What earlier rounds learnt.
 struct Memo {
     /// Pairs (by name) that failed or did not pay: not tried again.
     rejected: HashSet<(String, String)>,
-    /// Functions already reported as skipped.
-    reported: HashSet<String>,
     /// Sizes of original functions already compiled (forgotten when a function changes).
     sizes: SizeCache,
     /// Functions the next round must look for partners for (`None`: all). A function that
@@ -130,11 +132,9 @@ struct WorkPrice {
 }
 
 /// One round: a single lowering of the module, grown as merged bodies appear.
-struct Round<'a, 'm, 'c> {
+struct Round<'a, 'm, 'c, 's> {
     module: &'m Module<'c>,
-    target: &'a Target,
-    opts: &'a Options,
-    report: &'a mut Report,
+    run: &'a mut Run<'s>,
     stats: &'a mut StageStats,
     memo: &'a mut Memo,
     lowered: LoweredModule<'m>,
@@ -150,23 +150,20 @@ struct Round<'a, 'm, 'c> {
     merges: usize,
 }
 
-impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
+impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     fn new(
         module: &'m Module<'c>,
-        target: &'a Target,
-        opts: &'a Options,
-        report: &'a mut Report,
+        run: &'a mut Run<'s>,
         stats: &'a mut StageStats,
         memo: &'a mut Memo,
     ) -> Self {
+        let opts = run.opts;
         let lowered = lower_module(module, Hashes::Local);
         let n = lowered.funcs.len();
         let index_of = lowered.handles.iter().enumerate().map(|(k, h)| (h.function, k)).collect();
         let mut round = Round {
             module,
-            target,
-            opts,
-            report,
+            run,
             stats,
             memo,
             lowered,
@@ -206,23 +203,17 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             Some(traits::describe(f.traits & BLOCKING))
         } else if !self.vis.may_share_privately(func) {
             Some(crate::constants::PER_MODULE_COPIES.to_string())
-        } else if let Some(why) = self.report.ledger.exclusion(self.opts, &f.name) {
+        } else if let Some(why) = self.run.ledger.exclusion(&f.name) {
             Some(why)
         } else {
             can_thunk(func).err().map(str::to_string)
         };
         if let Some(r) = reason {
-            if self.memo.reported.insert(f.name.clone()) {
-                self.report.skipped.push(Skipped {
-                    stage: STAGE,
-                    function: f.name.clone(),
-                    reason: r,
-                });
-            }
+            self.run.skip_once(STAGE, &f.name, r);
             return false;
         }
         let thunk = profit::thunk_units(f.arg_types.len() + 1);
-        !f.is_forwarder() && cost::function_cost(self.target, func).is_some_and(|c| c > thunk)
+        !f.is_forwarder() && cost::function_cost(self.run.target, func).is_some_and(|c| c > thunk)
     }
 
     fn walk(&mut self, k: usize) -> &Walk {
@@ -235,7 +226,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
     fn inst_costs(&mut self, k: usize) -> Option<&Vec<i64>> {
         if self.costs[k].is_none() {
             let f = self.lowered.handles[k].function;
-            self.costs[k] = Some(cost::instruction_costs(self.target, f));
+            self.costs[k] = Some(cost::instruction_costs(self.run.target, f));
         }
         self.costs[k].as_ref().expect("just computed").as_ref()
     }
@@ -249,7 +240,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
     }
 
     fn run(mut self) -> usize {
-        let margins = proposal::Margins::for_mode(self.opts.profit, self.opts.close_margin);
+        let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
         while let Some(FuncKey(a)) = self.worklist.pop() {
             let a = a as usize;
             if !self.live[a] {
@@ -320,7 +311,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             Ok(body) => body,
             Err(why) => {
                 self.stats.rolled_back += 1;
-                self.report.skipped.push(Skipped {
+                self.run.report.skipped.push(Skipped {
                     stage: STAGE,
                     function: format!("{} + {}", names.0, names.1),
                     reason: format!("merge abandoned: {why}"),
@@ -337,7 +328,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         ];
         let t = Instant::now();
         let planned = Proposal::plan(
-            self.target,
+            self.run.target,
             &self.vis,
             vec![ha, hb],
             body,
@@ -351,10 +342,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             return false;
         };
         let ratio = align.stats.ratio();
-        let (ca, cb) = (
-            self.report.ledger.counts(self.opts, &names.0),
-            self.report.ledger.counts(self.opts, &names.1),
-        );
+        let (ca, cb) = (self.run.ledger.counts(&names.0), self.run.ledger.counts(&names.1));
         let added = work::similar_body_work(
             &self.lowered.funcs[a],
             &self.lowered.funcs[b],
@@ -371,10 +359,8 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             }
             // Not affordable even if it saved what it plausibly can: dropped before any code is
             // generated to measure it (`Proposal::plausible_saving`).
-            _ if let Some(why) =
-                self.report.ledger.refusal(self.opts, added, p.plausible_saving(margins)) =>
-            {
-                self.report.ledger.over_budget += 1;
+            _ if let Some(why) = self.run.ledger.refusal(added, p.plausible_saving(margins)) => {
+                self.run.ledger.over_budget += 1;
                 self.over_budget(p, why, names);
                 false
             }
@@ -410,7 +396,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
 
     fn reject(&mut self, p: Proposal<'m>, measured: Option<i64>, names: (String, String)) {
         self.stats.rejected_unprofitable += 1;
-        self.report.rejected.push(Rejected {
+        self.run.report.rejected.push(Rejected {
             stage: STAGE,
             members: vec![names.0.clone(), names.1.clone()],
             estimated_saving: p.estimated_saving(),
@@ -422,7 +408,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
 
     /// A merge whose added work does not fit in what is left of the slowdown budget.
     fn over_budget(&mut self, p: Proposal<'m>, why: String, names: (String, String)) {
-        self.report.skipped.push(Skipped {
+        self.run.report.skipped.push(Skipped {
             stage: STAGE,
             function: format!("{} + {}", names.0, names.1),
             reason: why,
@@ -431,7 +417,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         self.memo.rejected.insert(pair_key(&names));
     }
 
-    /// Makes a merge real, and feeds its body back into the search (unless `Options::gate`
+    /// Makes a merge real, and feeds its body back into the search (unless the run's gate
     /// holds it back: then the body is erased and the pair not tried again). The caller has
     /// taken its added work from the budget (`Ledger::spend`), which is given back if the
     /// gate holds it back.
@@ -444,13 +430,13 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         price: WorkPrice,
     ) {
         let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
-        if !self.report.admit(&self.opts.gate, &originals) {
-            self.report.ledger.budget.spent -= price.added;
+        if !self.run.admit(&originals) {
+            self.run.ledger.budget.spent -= price.added;
             self.module.defer_erase(p.body);
             self.memo.rejected.insert(pair_key(&(originals[0].clone(), originals[1].clone())));
             return;
         }
-        self.report.ledger.set_body(
+        self.run.ledger.set_body(
             p.body.name(),
             if price.ran {
                 crate::profiling::pricing::BlockCounts::Unknown
@@ -487,8 +473,8 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         self.merges += 1;
         self.stats.merges += 1;
         self.stats.functions_removed_or_thunked += members.len();
-        self.report.merges.push(MergeRecord {
-            seq: self.report.next_seq(),
+        self.run.report.merges.push(MergeRecord {
+            seq: self.run.report.next_seq(),
             stage: STAGE,
             originals,
             body: p.body.name(),
@@ -499,8 +485,8 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
             measured_saving: measured,
             decided_on: Some(basis),
             entry_counts: None,
-            added_work: self.opts.profile.is_some().then_some(price.added),
-            work_fraction: self.report.ledger.fraction(self.opts, price.added),
+            added_work: self.run.profile.is_some().then_some(price.added),
+            work_fraction: self.run.ledger.fraction(price.added),
         });
         // The merged body may merge again.
         let (data, handles) = self.lowered.lowerer.lower(p.body);
@@ -526,16 +512,16 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         }
         let pending = std::mem::take(&mut self.pending);
         let proposals: Vec<Proposal<'m>> = pending.iter().map(|p| p.proposal.clone()).collect();
-        let margins = proposal::Margins::for_mode(self.opts.profit, self.opts.close_margin);
+        let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
         let t = Instant::now();
         let verdicts = proposal::settle(
             self.module,
-            self.target,
+            self.run.target,
             &proposals,
             margins,
             &mut self.memo.sizes,
             &mut self.memo.measure_budget,
-            self.opts.jobs,
+            self.run.opts.jobs,
             self.stats,
         );
         self.stats.add_time("measure", t);
@@ -558,7 +544,7 @@ impl<'a, 'm, 'c> Round<'a, 'm, 'c> {
         let mut kept: Vec<Option<_>> = kept.into_iter().map(Some).collect();
         for k in work::cheapest_first(&priced) {
             let (p, v) = kept[k].take().expect("each once");
-            match self.report.ledger.spend(self.opts, p.price.added, priced[k].0) {
+            match self.run.ledger.spend(p.price.added, priced[k].0) {
                 Ok(()) => self.commit(p.proposal, p.ratio, v.measured_saving, v.basis, p.price),
                 Err(why) => self.over_budget(p.proposal, why, p.names),
             }

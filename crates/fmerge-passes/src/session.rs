@@ -1,0 +1,101 @@
+//! One run of the stages over a module, and the state the stages share while it lasts.
+//!
+//! A [`Session`] holds the module being merged and a [`Run`]: the target (the size ruler),
+//! the options (never changed by a run), the module's profile, the [`Ledger`] of the slowdown
+//! budget, the [`Gate`] of merges that may be committed, and the report being built. The
+//! stages ([`crate::stage::Stage`]) read and write only this; a re-run of the stages under
+//! the size guard starts a new session (a new ledger, an empty report) on a fresh copy of the
+//! input. When the stages are done, [`Session::finish`] leaves a [`Ran`]: what the guard
+//! judges and the pipeline turns into the final report.
+//!
+//! The module and the rest are separate fields so that a stage can hold the module shared
+//! (handles into it live as long as that borrow) while it records into the run.
+
+use crate::guard::{Footprint, Gate, Merges};
+use crate::options::Options;
+use crate::profiling::pricing::{Ledger, ModuleProfile};
+use crate::report::{MergeRecord, Report, Skipped};
+use fmerge_llvm::{Module, Target};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// A module and the run of the stages on it.
+pub struct Session<'s, 'c> {
+    pub module: &'s mut Module<'c>,
+    pub run: Run<'s>,
+}
+
+/// What the stages of one run share beside the module.
+pub struct Run<'s> {
+    pub target: &'s Target,
+    pub opts: &'s Options,
+    /// The module's profile (`None`: it has none, or `--ignore-profile`).
+    pub profile: Option<&'s ModuleProfile>,
+    /// The slowdown budget and what merged bodies cost at run time (priced by `profile`).
+    pub ledger: Ledger,
+    /// Which merges may be committed.
+    pub gate: &'s Gate,
+    /// What the stages did so far.
+    pub report: Report,
+    /// The (stage, function) pairs reported as skipped.
+    skipped: HashSet<(&'static str, String)>,
+}
+
+/// What a run of the stages leaves: its report and its ledger.
+pub struct Ran {
+    pub report: Report,
+    pub ledger: Ledger,
+}
+
+impl<'s, 'c> Session<'s, 'c> {
+    pub fn new(
+        module: &'s mut Module<'c>,
+        target: &'s Target,
+        opts: &'s Options,
+        profile: Option<&'s Arc<ModuleProfile>>,
+        gate: &'s Gate,
+    ) -> Self {
+        Session {
+            module,
+            run: Run {
+                target,
+                opts,
+                profile: profile.map(|p| &**p),
+                ledger: Ledger::new(profile.cloned()),
+                gate,
+                report: Report::default(),
+                skipped: HashSet::new(),
+            },
+        }
+    }
+
+    pub fn finish(self) -> Ran {
+        Ran { report: self.run.report, ledger: self.run.ledger }
+    }
+}
+
+impl Run<'_> {
+    /// Whether the next merge, of `originals`, may be committed (see [`Gate`]); counts it as
+    /// gated if not. Callers then push a [`MergeRecord`] with `seq: self.report.next_seq()`.
+    pub fn admit(&mut self, originals: &[String]) -> bool {
+        let ok = self.gate.allows(self.report.next_seq(), originals);
+        if !ok {
+            self.report.gated += 1;
+        }
+        ok
+    }
+
+    /// Reports that `stage` left `function` alone, and why: once per stage and function (a
+    /// stage meets a function again in every round).
+    pub fn skip_once(&mut self, stage: &'static str, function: &str, reason: String) {
+        if self.skipped.insert((stage, function.to_string())) {
+            self.report.skipped.push(Skipped { stage, function: function.to_string(), reason });
+        }
+    }
+}
+
+impl Merges for Ran {
+    fn footprints(&self) -> Vec<Footprint<'_>> {
+        self.report.merges.iter().map(MergeRecord::footprint).collect()
+    }
+}
