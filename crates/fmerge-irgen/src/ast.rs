@@ -724,37 +724,33 @@ pub fn any_stmt(stmts: &[Stmt], f: &mut dyn FnMut(&Stmt) -> bool) -> bool {
     false
 }
 
+/// The expressions directly in a statement, shared or mutable (`$($m)?`: nothing or `mut`):
+/// one match for [`stmt_exprs`] and [`stmt_exprs_mut`].
+macro_rules! stmt_exprs_of {
+    ($s:expr $(, $m:tt)?) => {
+        match $s {
+            Stmt::Assign(_, e)
+            | Stmt::Log(_, e)
+            | Stmt::StoreCell(_, e)
+            | Stmt::Invoke(_, e, _)
+            | Stmt::DynLoop(e, _)
+            | Stmt::Switch(e, ..)
+            | Stmt::Scope { seed: e, .. } => vec![e],
+            Stmt::StoreArr(a, b) | Stmt::SlotStore(_, a, b) | Stmt::PStore(_, a, b) => vec![a, b],
+            Stmt::If(c, ..) => vec![&$($m)? c.a, &$($m)? c.b],
+            Stmt::Return(c, e) => vec![&$($m)? c.a, &$($m)? c.b, e],
+            Stmt::Loop(..) | Stmt::AliasProbe { .. } | Stmt::Assume(_) => vec![],
+        }
+    };
+}
+
 /// The expressions directly in a statement (not in nested statements).
 pub fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
-    match s {
-        Stmt::Assign(_, e)
-        | Stmt::Log(_, e)
-        | Stmt::StoreCell(_, e)
-        | Stmt::Invoke(_, e, _)
-        | Stmt::DynLoop(e, _)
-        | Stmt::Switch(e, ..)
-        | Stmt::Scope { seed: e, .. } => vec![e],
-        Stmt::StoreArr(a, b) | Stmt::SlotStore(_, a, b) | Stmt::PStore(_, a, b) => vec![a, b],
-        Stmt::If(c, ..) => vec![&c.a, &c.b],
-        Stmt::Return(c, e) => vec![&c.a, &c.b, e],
-        Stmt::Loop(..) | Stmt::AliasProbe { .. } | Stmt::Assume(_) => vec![],
-    }
+    stmt_exprs_of!(s)
 }
 
 pub fn stmt_exprs_mut(s: &mut Stmt) -> Vec<&mut Expr> {
-    match s {
-        Stmt::Assign(_, e)
-        | Stmt::Log(_, e)
-        | Stmt::StoreCell(_, e)
-        | Stmt::Invoke(_, e, _)
-        | Stmt::DynLoop(e, _)
-        | Stmt::Switch(e, ..)
-        | Stmt::Scope { seed: e, .. } => vec![e],
-        Stmt::StoreArr(a, b) | Stmt::SlotStore(_, a, b) | Stmt::PStore(_, a, b) => vec![a, b],
-        Stmt::If(c, ..) => vec![&mut c.a, &mut c.b],
-        Stmt::Return(c, e) => vec![&mut c.a, &mut c.b, e],
-        Stmt::Loop(..) | Stmt::AliasProbe { .. } | Stmt::Assume(_) => vec![],
-    }
+    stmt_exprs_of!(s, mut)
 }
 
 /// Calls `f` on every expression (pre-order) of the statements.
@@ -776,58 +772,42 @@ pub fn walk_exprs_in(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     }
 }
 
+/// The direct subexpressions of an expression, shared or mutable (`$iter`: `iter` or
+/// `iter_mut`): one match for [`children`] and [`children_mut`].
+macro_rules! children_of {
+    ($e:expr, $iter:ident) => {
+        match $e {
+            Expr::Const(_) | Expr::Var(_) | Expr::LoopIdx(_) | Expr::PAlign(_) => vec![],
+            Expr::Bin(_, a, b)
+            | Expr::SafeAdd { a, b, .. }
+            | Expr::SafeMul { a, b, .. }
+            | Expr::Shift(_, a, b)
+            | Expr::Div(_, a, b)
+            | Expr::Cmp(_, a, b)
+            | Expr::Pure(_, a, b)
+            | Expr::Intr2(_, a, b) => vec![a, b],
+            Expr::Select(_, xs) => xs.$iter().collect(),
+            Expr::Call(_, args) => args.$iter().collect(),
+            Expr::LogRet(_, a)
+            | Expr::Table(_, a)
+            | Expr::Arr(a)
+            | Expr::Intr1(_, a)
+            | Expr::Narrow { a, .. }
+            | Expr::SlotLoad(_, a)
+            | Expr::PLoad(_, a)
+            | Expr::Masked { a, .. }
+            | Expr::RLoad { idx: a, .. }
+            | Expr::PtrLoad { idx: a, .. }
+            | Expr::Edge { a, .. }
+            | Expr::Fp { a, .. } => vec![a],
+        }
+    };
+}
+
 pub fn children(e: &Expr) -> Vec<&Expr> {
-    match e {
-        Expr::Const(_) | Expr::Var(_) | Expr::LoopIdx(_) | Expr::PAlign(_) => vec![],
-        Expr::Bin(_, a, b)
-        | Expr::SafeAdd { a, b, .. }
-        | Expr::SafeMul { a, b, .. }
-        | Expr::Shift(_, a, b)
-        | Expr::Div(_, a, b)
-        | Expr::Cmp(_, a, b)
-        | Expr::Pure(_, a, b)
-        | Expr::Intr2(_, a, b) => vec![a, b],
-        Expr::Select(_, xs) => xs.iter().collect(),
-        Expr::Call(_, args) => args.iter().collect(),
-        Expr::LogRet(_, a)
-        | Expr::Table(_, a)
-        | Expr::Arr(a)
-        | Expr::Intr1(_, a)
-        | Expr::Narrow { a, .. }
-        | Expr::SlotLoad(_, a)
-        | Expr::PLoad(_, a)
-        | Expr::Masked { a, .. }
-        | Expr::RLoad { idx: a, .. }
-        | Expr::PtrLoad { idx: a, .. }
-        | Expr::Edge { a, .. }
-        | Expr::Fp { a, .. } => vec![a],
-    }
+    children_of!(e, iter)
 }
 
 pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
-    match e {
-        Expr::Const(_) | Expr::Var(_) | Expr::LoopIdx(_) | Expr::PAlign(_) => vec![],
-        Expr::Bin(_, a, b)
-        | Expr::SafeAdd { a, b, .. }
-        | Expr::SafeMul { a, b, .. }
-        | Expr::Shift(_, a, b)
-        | Expr::Div(_, a, b)
-        | Expr::Cmp(_, a, b)
-        | Expr::Pure(_, a, b)
-        | Expr::Intr2(_, a, b) => vec![a, b],
-        Expr::Select(_, xs) => xs.iter_mut().collect(),
-        Expr::Call(_, args) => args.iter_mut().collect(),
-        Expr::LogRet(_, a)
-        | Expr::Table(_, a)
-        | Expr::Arr(a)
-        | Expr::Intr1(_, a)
-        | Expr::Narrow { a, .. }
-        | Expr::SlotLoad(_, a)
-        | Expr::PLoad(_, a)
-        | Expr::Masked { a, .. }
-        | Expr::RLoad { idx: a, .. }
-        | Expr::PtrLoad { idx: a, .. }
-        | Expr::Edge { a, .. }
-        | Expr::Fp { a, .. } => vec![a],
-    }
+    children_of!(e, iter_mut)
 }

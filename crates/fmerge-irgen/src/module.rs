@@ -391,6 +391,19 @@ fn module(funcs: &[Function], vectors: &[alloc::Instance], cfg: &Config, rng: &m
 const BUF: u32 = 20;
 
 /// `h = (h ^ v) * PRIME` in `main`; returns the new hash's name.
+/// The end of the driver's loop `j` over `n` inputs: the hash `h` becomes the accumulator,
+/// and after the last input `printf` prints it under the function's `name`.
+fn loop_latch(s: &mut String, j: usize, h: &str, n: impl std::fmt::Display, name: &str) {
+    writeln!(
+        s,
+        "  %an{j} = add i64 {h}, 0\n  \
+         %in{j} = add i64 %i{j}, 1\n  %d{j} = icmp eq i64 %in{j}, {n}\n  \
+         br i1 %d{j}, label %P{j}, label %L{j}\nP{j}:\n  \
+         call i32 (ptr, ...) @printf(ptr @fmt.f, ptr @name.{name}, i64 %an{j})"
+    )
+    .unwrap();
+}
+
 fn mix(s: &mut String, tag: &str, h: &str, v: &str) -> String {
     writeln!(s, "  %{tag}x = xor i64 {h}, {v}\n  %{tag} = mul i64 %{tag}x, {PRIME}").unwrap();
     format!("%{tag}")
@@ -553,15 +566,7 @@ fn driver(s: &mut String, funcs: &[Function], vectors: &[alloc::Instance], n: us
                 h = mix(s0, &format!("hb{j}.{q}.{e}"), &h, &v);
             }
         }
-        writeln!(
-            s0,
-            "  %an{j} = add i64 {h}, 0\n  \
-             %in{j} = add i64 %i{j}, 1\n  %d{j} = icmp eq i64 %in{j}, {n}\n  \
-             br i1 %d{j}, label %P{j}, label %L{j}\nP{j}:\n  \
-             call i32 (ptr, ...) @printf(ptr @fmt.f, ptr @name.{}, i64 %an{j})",
-            f.name
-        )
-        .unwrap();
+        loop_latch(s0, j, &h, n, &f.name);
         prev = format!("P{j}");
         acc = format!("%an{j}");
     }
@@ -574,15 +579,7 @@ fn driver(s: &mut String, funcs: &[Function], vectors: &[alloc::Instance], n: us
         load_input(s0, j, 0, 1);
         writeln!(s0, "  %r{j} = call i64 @{}(i64 %in{j}.0)", v.entry()).unwrap();
         let h = mix(s0, &format!("ha{j}"), &format!("%a{j}"), &format!("%r{j}"));
-        writeln!(
-            s0,
-            "  %an{j} = add i64 {h}, 0\n  \
-             %in{j} = add i64 %i{j}, 1\n  %d{j} = icmp eq i64 %in{j}, {n}\n  \
-             br i1 %d{j}, label %P{j}, label %L{j}\nP{j}:\n  \
-             call i32 (ptr, ...) @printf(ptr @fmt.f, ptr @name.{}, i64 %an{j})",
-            v.entry()
-        )
-        .unwrap();
+        loop_latch(s0, j, &h, n, &v.entry());
         prev = format!("P{j}");
         acc = format!("%an{j}");
     }

@@ -42,8 +42,8 @@ const STAGE: &str = "constants";
 pub const PER_MODULE_COPIES: &str = "the linker may keep one copy of it across modules; a merged body private to this module \
      would be repeated in each (use --whole-program if the module is the whole program)";
 
-/// Traits that make a parameterized body or a thunk impossible.
-const BLOCKING: u32 = traits::VARARGS
+/// Traits that make a parameterized body or a thunk impossible (global merging's copies too).
+pub(crate) const BLOCKING: u32 = traits::VARARGS
     | traits::MUSTTAIL
     | traits::BLOCK_ADDRESS
     | traits::PREFIX_PROLOGUE
@@ -269,20 +269,14 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
         merges += 1;
         stats.merges += 1;
         stats.functions_removed_or_thunked += members.len();
+        let seq = run.report.next_seq();
         run.report.merges.push(MergeRecord {
-            seq: run.report.next_seq(),
-            stage: STAGE,
-            originals,
-            body: p.body.name(),
-            members,
-            params,
-            alignment: None,
             estimated_saving: p.estimated_saving(),
             measured_saving: v.measured_saving,
             decided_on: Some(v.basis),
-            entry_counts: None,
             added_work: run.profile.is_some().then_some(*added),
             work_fraction: run.ledger.fraction(*added),
+            ..MergeRecord::new(seq, STAGE, originals, p.body.name(), members, params)
         });
     }
     merges

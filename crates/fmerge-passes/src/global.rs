@@ -40,15 +40,8 @@ use std::time::Instant;
 
 const STAGE: &str = "global";
 
-/// Traits that rule out a parameterized copy or a thunk (as for constant merging).
-const BLOCKING: u32 = traits::VARARGS
-    | traits::MUSTTAIL
-    | traits::BLOCK_ADDRESS
-    | traits::PREFIX_PROLOGUE
-    | traits::SELF_ADDRESS
-    | traits::CALLBR
-    | traits::GC
-    | traits::SWIFTERROR;
+/// Traits that rule out a parameterized copy or a thunk: the same as for constant merging.
+use crate::constants::BLOCKING;
 
 /// Summaries of the functions of `lowered` that may take part, with their indices.
 fn candidates<'m>(
@@ -432,21 +425,16 @@ pub fn apply(
             fold::make_thunk(module, func, copy, &fold::forwarding_args(n, &args));
             stats.merges += 1;
             stats.functions_removed_or_thunked += 1;
-            report.merges.push(MergeRecord {
-                seq: report.next_seq(),
-                stage: STAGE,
-                originals: vec![f.name.clone()],
-                body: copy.name(),
-                members: vec![Member { name: f.name.clone(), disposal: Disposal::Thunk }],
-                params: group.params.len(),
-                alignment: None,
-                estimated_saving: 0,
-                measured_saving: None,
-                decided_on: None,
-                entry_counts: None,
-                added_work: None,
-                work_fraction: None,
-            });
+            let member = Member { name: f.name.clone(), disposal: Disposal::Thunk };
+            let seq = report.next_seq();
+            report.merges.push(MergeRecord::new(
+                seq,
+                STAGE,
+                vec![f.name.clone()],
+                copy.name(),
+                vec![member],
+                group.params.len(),
+            ));
         }
     }
     module.sweep();
@@ -525,20 +513,13 @@ fn apply_similar(
             let group = &info.similar[g];
             stats.merges += 1;
             stats.functions_removed_or_thunked += 1;
+            let seq = report.next_seq();
+            let body = shared_callee(thunk).unwrap_or_default();
+            let params = thunk.params().len();
+            let member = Member { name: name.clone(), disposal: Disposal::Thunk };
             report.merges.push(MergeRecord {
-                seq: report.next_seq(),
-                stage: SIMILAR_STAGE,
-                originals: vec![name.clone()],
-                body: shared_callee(thunk).unwrap_or_default(),
-                members: vec![Member { name, disposal: Disposal::Thunk }],
-                params: thunk.params().len(),
-                alignment: None,
                 estimated_saving: group.estimated_saving / group.members.len().max(1) as i64,
-                measured_saving: None,
-                decided_on: None,
-                entry_counts: None,
-                added_work: None,
-                work_fraction: None,
+                ..MergeRecord::new(seq, SIMILAR_STAGE, vec![name], body, vec![member], params)
             });
         }
         for &g in &needed {

@@ -80,21 +80,8 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
         if !run.admit(&originals) {
             continue;
         }
-        let mut record = MergeRecord {
-            seq: run.report.next_seq(),
-            stage: STAGE,
-            originals,
-            body: f.name(),
-            members: Vec::new(),
-            params: 0,
-            alignment: None,
-            estimated_saving: 0,
-            measured_saving: None,
-            decided_on: None,
-            entry_counts: None,
-            added_work: None,
-            work_fraction: None,
-        };
+        let mut record =
+            MergeRecord::new(run.report.next_seq(), STAGE, originals, f.name(), Vec::new(), 0);
         let f_units = cost::function_cost(target, f).unwrap_or(0);
         // The function that holds the shared body once the class is folded.
         let mut body: Option<Function<'_>> = None;

@@ -147,6 +147,33 @@ impl StageStats {
 }
 
 impl MergeRecord {
+    /// A merge of `originals` into `body`, not priced: no alignment, no estimate, no
+    /// measurement, no profile (callers fill in what they know with `..MergeRecord::new(..)`).
+    pub fn new(
+        seq: usize,
+        stage: &'static str,
+        originals: Vec<String>,
+        body: String,
+        members: Vec<Member>,
+        params: usize,
+    ) -> Self {
+        MergeRecord {
+            seq,
+            stage,
+            originals,
+            body,
+            members,
+            params,
+            alignment: None,
+            estimated_saving: 0,
+            measured_saving: None,
+            decided_on: None,
+            entry_counts: None,
+            added_work: None,
+            work_fraction: None,
+        }
+    }
+
     /// The functions the merge touched, for the size guard.
     pub fn footprint(&self) -> Footprint<'_> {
         Footprint {

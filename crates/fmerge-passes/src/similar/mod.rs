@@ -473,20 +473,16 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.merges += 1;
         self.stats.merges += 1;
         self.stats.functions_removed_or_thunked += members.len();
+        let seq = self.run.report.next_seq();
+        let params = p.body.params().len();
         self.run.report.merges.push(MergeRecord {
-            seq: self.run.report.next_seq(),
-            stage: STAGE,
-            originals,
-            body: p.body.name(),
-            members,
-            params: p.body.params().len(),
             alignment: Some(ratio),
             estimated_saving: p.estimated_saving(),
             measured_saving: measured,
             decided_on: Some(basis),
-            entry_counts: None,
             added_work: self.run.profile.is_some().then_some(price.added),
             work_fraction: self.run.ledger.fraction(price.added),
+            ..MergeRecord::new(seq, STAGE, originals, p.body.name(), members, params)
         });
         // The merged body may merge again.
         let (data, handles) = self.lowered.lowerer.lower(p.body);
