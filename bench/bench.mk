@@ -73,7 +73,8 @@ BENCH_STUDIES = \
   global:global_compare \
   global-bound:global_bound \
   global-stale:global_stale \
-  estimate-check:estimate-check
+  estimate-check:estimate-check \
+  outputs:outputs
 
 define bench_study
 .PHONY: bench-$(1)

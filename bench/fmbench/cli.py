@@ -22,6 +22,7 @@ STUDIES = {
     "outline": ("outline", "merging and LLVM's machine outliner: whole-program, separate, machine verifier"),
     "global": ("globalmerge", "merging across modules: summarize/combine/apply against GlobalMergeFunc"),
     "estimate-check": ("estimate", "how often merges kept without measuring lose bytes"),
+    "outputs": ("outputs", "whether two builds of fmerge write the same bytes on the corpus, in every mode"),
 }
 ALIASES = {"harness": "sizes"}
 
