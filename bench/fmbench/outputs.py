@@ -59,11 +59,12 @@ def outputs(fm: str, plugin: Path, prog: str, corpus: Path, work: Path) -> dict[
         r = common.run(cmd, check=False)
         out[case] = " ".join(digest(f) for f in files) if r.ok else f"exit {r.returncode}"
 
-    cases = OPT_CASES + (C_CASES if programs.get_program(prog).kind == "c" else [])
+    is_c = programs.get_program(prog).kind == "c"
+    cases = OPT_CASES + (C_CASES if is_c else [])
     for case, args in cases:
         o, rep = work / f"{case}.out", work / f"{case}.json"
         record(f"opt {case}", [fm, "opt", bc, *args, "-o", o, "--report", rep], o, rep)
-    if programs.get_program(prog).kind == "c":
+    if is_c:
         o, m = work / "instrument.bc", work / "instrument.fpmap"
         record("instrument", [fm, "instrument", bc, "-o", o, "--map", m], o, m)
     o = work / "plugin.bc"
