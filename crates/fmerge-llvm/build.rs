@@ -24,6 +24,7 @@ const SOURCES: &[&str] = &[
     "shim/hashing.cpp",
     "shim/module_copy.cpp",
     "shim/plugin.cpp",
+    "shim/restore.cpp",
     "shim/profiling/cfg.cpp",
     "shim/profiling/counters.cpp",
     "shim/profiling/pressure.cpp",

@@ -8,6 +8,13 @@ use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMModuleRef, LLVMValueRef};
 use llvm_sys::target_machine::LLVMTargetMachineRef;
 use std::ffi::{c_char, c_void};
 
+/// The shim's pairing of two modules' named struct types (`shim/restore.cpp`), owned by
+/// [`crate::snapshot::Snapshot`].
+#[repr(C)]
+pub struct FmTypePairs {
+    _opaque: [u8; 0],
+}
+
 unsafe extern "C" {
     /// The C library's `free`, for buffers the shim allocates with `malloc`/`strdup`.
     pub fn free(p: *mut c_void);
@@ -24,7 +31,6 @@ unsafe extern "C" {
     pub fn fm_function_entry_count(f: LLVMValueRef) -> i64;
     pub fn fm_function_max_profile_count(f: LLVMValueRef) -> i64;
     pub fn fm_block_profile_counts(f: LLVMValueRef, out: *mut u64, n: usize) -> i64;
-    pub fn fm_function_codegen_hash(f: LLVMValueRef) -> u64;
     pub fn fm_profile_hot_threshold(m: LLVMModuleRef, percentile: u64) -> i64;
     // shim/profiling/
     pub fn fm_comeback_analysis_new(m: LLVMModuleRef, assume_calls_return: i32) -> *mut c_void;
@@ -108,6 +114,29 @@ unsafe extern "C" {
     ) -> i32;
     pub fn fm_check_bitcode(data: *const c_char, len: usize, err: *mut *mut c_char) -> i32;
     pub fn fm_clone_module_exact(m: LLVMModuleRef, err: *mut *mut c_char) -> LLVMModuleRef;
+    pub fn fm_type_pairs_new(from: LLVMModuleRef, to: LLVMModuleRef) -> *mut FmTypePairs;
+    pub fn fm_type_pairs_free(p: *mut FmTypePairs);
+    pub fn fm_type_pairs_set_replaced(
+        p: *mut FmTypePairs,
+        names: *const *const c_char,
+        fns: *const LLVMValueRef,
+        n: usize,
+    );
+    pub fn fm_erase_functions(fns: *const LLVMValueRef, n: usize) -> i32;
+    pub fn fm_restorable(
+        dst: LLVMModuleRef,
+        p: *mut FmTypePairs,
+        fns: *const LLVMValueRef,
+        n: usize,
+        why: *mut *mut c_char,
+    ) -> i32;
+    pub fn fm_restore_functions(
+        dst: LLVMModuleRef,
+        src: LLVMModuleRef,
+        p: *mut FmTypePairs,
+        fns: *const LLVMValueRef,
+        n: usize,
+    );
     pub fn fm_fn_attr_key(f: LLVMValueRef) -> *const c_void;
     pub fn fm_set_merged_attrs(
         m: LLVMValueRef,

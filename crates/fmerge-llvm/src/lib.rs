@@ -33,13 +33,15 @@ pub mod module;
 pub mod output;
 pub mod plugin;
 pub mod profiling;
+pub mod snapshot;
 pub mod target;
 
 pub use edit::Builder;
 pub use error::{LlvmError, Result};
 pub use ir::{
-    Block, Function, Global, GlobalVar, Instruction, Linkage, TailCallKind, Type, UnnamedAddr,
-    Value, Visibility,
+    Block, ContextConstant, Function, Global, GlobalVar, Instruction, Linkage, TailCallKind, Type,
+    UnnamedAddr, Value, Visibility,
 };
 pub use module::{Embedding, Llvm, Module};
+pub use snapshot::Snapshot;
 pub use target::{SizeReport, Target};

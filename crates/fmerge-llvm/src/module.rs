@@ -288,6 +288,19 @@ impl<'c> Module<'c> {
         GlobalVar::from_raw(unsafe { c::LLVMGetNamedGlobal(self.raw(), name.as_ptr()) })
     }
 
+    /// The function, variable or alias `name`, as a value.
+    pub fn global_value(&self, name: &str) -> Option<Value<'_>> {
+        if let Some(f) = self.function(name) {
+            return Some(f.as_value());
+        }
+        if let Some(g) = self.global(name) {
+            return Some(g.as_value());
+        }
+        let n = CString::new(name).ok()?;
+        // SAFETY: valid module and NUL-terminated name.
+        Value::from_raw(unsafe { c::LLVMGetNamedGlobalAlias(self.raw(), n.as_ptr(), name.len()) })
+    }
+
     /// The name of the source file the module was compiled from (`source_filename`).
     pub fn source_file_name(&self) -> String {
         let mut len = 0usize;
@@ -457,6 +470,19 @@ impl<'c> Module<'c> {
                 }
             }
         }
+        erased
+    }
+
+    /// Erases the functions `names` (those the module has) now, if every use of each is in
+    /// the body of one of them; returns `false` and changes nothing otherwise.
+    pub fn erase_functions(&mut self, names: &[&str]) -> bool {
+        // Whatever is queued goes first, so that nothing queued can be inside them.
+        self.sweep();
+        let raws: Vec<LLVMValueRef> =
+            names.iter().filter_map(|n| self.function(n)).map(|f| f.raw()).collect();
+        // SAFETY: `&mut self`: no handle into the module is alive; live functions of this
+        // module, each named once. The shim erases all or none.
+        let erased = unsafe { crate::ffi::fm_erase_functions(raws.as_ptr(), raws.len()) != 0 };
         erased
     }
 

@@ -130,6 +130,35 @@ pub enum Arg<'m> {
     Value(Value<'m>),
 }
 
+impl Arg<'_> {
+    /// The same argument as plain data that outlives the module borrow (`Other` for a value
+    /// that is not a [`fmerge_llvm::ContextConstant`]).
+    pub fn key(&self) -> CallArg {
+        match *self {
+            Arg::Param(k) => CallArg::Param(k),
+            Arg::Value(v) => match v.context_constant() {
+                Some(c) => CallArg::Constant(c),
+                None if v.is_global_value() => CallArg::Global(v.name()),
+                None => CallArg::Other,
+            },
+        }
+    }
+}
+
+/// An [`Arg`] of a rewritten call site, kept after the stages are done (see
+/// `crate::report::Member::call_args`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallArg {
+    /// The call site's own argument `k`.
+    Param(u32),
+    /// A constant that names itself as long as the context lives.
+    Constant(fmerge_llvm::ContextConstant),
+    /// The address of the global of this name (a function, a variable).
+    Global(String),
+    /// Any other fixed value (a global's address, say): such a call cannot be turned back.
+    Other,
+}
+
 /// `Param(0..n)` followed by `extra` values: the arguments of a thunk whose target takes the
 /// thunk's own parameters first.
 pub fn forwarding_args<'m>(n: usize, extra: &[Value<'m>]) -> Vec<Arg<'m>> {

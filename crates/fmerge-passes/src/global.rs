@@ -425,7 +425,7 @@ pub fn apply(
             fold::make_thunk(module, func, copy, &fold::forwarding_args(n, &args));
             stats.merges += 1;
             stats.functions_removed_or_thunked += 1;
-            let member = Member { name: f.name.clone(), disposal: Disposal::Thunk };
+            let member = Member::new(f.name.clone(), Disposal::Thunk);
             let seq = report.next_seq();
             report.merges.push(MergeRecord::new(
                 seq,
@@ -516,7 +516,7 @@ fn apply_similar(
             let seq = report.next_seq();
             let body = shared_callee(thunk).unwrap_or_default();
             let params = thunk.params().len();
-            let member = Member { name: name.clone(), disposal: Disposal::Thunk };
+            let member = Member::new(name.clone(), Disposal::Thunk);
             report.merges.push(MergeRecord {
                 estimated_saving: group.estimated_saving / group.members.len().max(1) as i64,
                 ..MergeRecord::new(seq, SIMILAR_STAGE, vec![name], body, vec![member], params)

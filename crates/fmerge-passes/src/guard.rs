@@ -22,8 +22,10 @@
 //! each committed merge touched) and hands back a [`GuardRecord`]; the report holds that record
 //! and is assembled after the guard is done (`crate::pipeline`).
 
+use crate::fold::CallArg;
 use crate::measure::Sizes;
-use fmerge_llvm::{LlvmError, Module, Target};
+use crate::undo;
+use fmerge_llvm::{LlvmError, Module, Snapshot, Target};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -74,12 +76,23 @@ pub struct Footprint<'a> {
     /// The function holding the shared body afterwards, and the members merged into it.
     pub body: &'a str,
     pub members: Vec<&'a str>,
+    /// Whether the guard may undo it in place (`crate::undo`): its body is a new function and
+    /// each member became a thunk or had its call sites rewritten.
+    pub undoable: bool,
+    /// The members whose call sites were rewritten, with the arguments the rewritten calls
+    /// pass to the body (`None`: not recorded, so they cannot be turned back).
+    pub rewritten: Vec<(&'a str, Option<&'a [CallArg]>)>,
+    /// The members that are gone, every use of each now a use of the body (identical
+    /// functions).
+    pub replaced: Vec<&'a str>,
 }
 
 /// What the guard reads of a run of the stages.
 pub trait Merges {
     /// The merges the run committed, in commit order.
     fn footprints(&self) -> Vec<Footprint<'_>>;
+    /// Forgets the merges numbered `seqs`: the guard undid them in place.
+    fn forget(&mut self, seqs: &BTreeSet<usize>);
 }
 
 /// Merges judged together, and their measured effect.
@@ -191,6 +204,9 @@ pub fn losing_units(
 pub struct GuardRecord {
     /// How many times the stages ran again with losing merges vetoed.
     pub reruns: usize,
+    /// Losing units undone in place (their functions put back as they were in the input),
+    /// without running the stages again.
+    pub undone_in_place: usize,
     /// The units vetoed, with what they had measured.
     pub vetoed: Vec<VetoedUnit>,
     /// Units that still lost bytes in the output written (the guard ran out of re-runs).
@@ -219,10 +235,11 @@ pub struct Guarded<R> {
 }
 
 /// Runs the stages (`stages`, on `module` with a gate) under the size guard: measures the
-/// functions the merges touched, in the input and in the output, and runs the stages again
-/// from the input with the losing merges vetoed, at most `GUARD_RERUNS` times. `whole`:
-/// also generate code for the whole module before and after, and put the input back if the
-/// output is larger. `limit` is the bisect limit of every run's gate.
+/// functions the merges touched, in the input and in the output, and takes back the losing
+/// merges: in place when it can (`crate::undo`), else by running the stages again from the
+/// input with the losing merges vetoed, at most `GUARD_RERUNS` times. `whole`: also generate
+/// code for the whole module before and after, and put the input back if the output is
+/// larger. `limit` is the bisect limit of every run's gate.
 pub fn run<'c, R: Merges>(
     module: &mut Module<'c>,
     target: &Target,
@@ -238,13 +255,14 @@ pub fn run<'c, R: Merges>(
     } else {
         None
     };
-    // The guard may have to start again from the input.
-    let pristine = module.duplicate()?;
+    // The input as it was: what losing merges are undone back to.
+    progress("keeping a copy of the input");
+    let mut snapshot = Snapshot::of(module)?;
     let mut gate = Gate::limited(limit);
     let mut record = GuardRecord::default();
-    let (mut input_sizes, mut output_sizes) = (GuardSizes::default(), GuardSizes::default());
-    loop {
-        let ran = stages(module, &gate)?;
+    let mut input_sizes = InputSizes::default();
+    let ran = loop {
+        let mut ran = stages(module, &gate)?;
         let merges = ran.footprints();
         // Only the functions merges touched differ from the input: measuring them (in a
         // module subset) tells each merge's effect at a fraction of the whole module's cost.
@@ -253,63 +271,80 @@ pub fn run<'c, R: Merges>(
             .iter()
             .flat_map(|m| std::iter::once(m.body).chain(m.members.iter().copied()))
             .collect();
-        let after = output_sizes.sizes(module, target, &names, jobs)?;
+        let after = sizes_of(module, target, &names, jobs)?;
         let input;
         let originals = match &before {
             Some(b) => &b.functions,
-            // The input does not change between re-runs: each function is compiled once.
+            // The input never changes: each of its functions is compiled once.
             None => {
-                input = input_sizes.sizes(&pristine, target, &names, jobs)?;
+                input = input_sizes.sizes(snapshot.module(), target, &names, jobs)?;
                 &input
             }
         };
         let losers = losing_units(&merges, originals, &after);
-        if !losers.is_empty() && record.reruns < GUARD_RERUNS {
-            record.reruns += 1;
-            for u in losers {
-                gate.veto.extend(u.keys.iter().cloned());
-                record.vetoed.push(VetoedUnit {
-                    originals: u.keys,
-                    bytes_before: u.bytes_before,
-                    bytes_after: u.bytes_after,
-                });
-            }
-            progress("merging again without the merges that measured larger");
-            *module = pristine.duplicate()?;
-            continue;
+        if losers.is_empty() {
+            drop(merges);
+            break ran;
         }
-        record.losing_in_output = losers.len();
+        progress("undoing the merges that measured larger");
+        if let Some(undone) = undo::undo_in_place(module, &snapshot, &merges, &losers)? {
+            record.undone_in_place += losers.len();
+            veto(&mut record, &mut gate, losers);
+            drop(merges);
+            ran.forget(&undone.merges);
+            progress("verifying");
+            module.verify()?;
+            break ran;
+        }
+        if record.reruns == GUARD_RERUNS {
+            record.losing_in_output = losers.len();
+            drop(merges);
+            break ran;
+        }
+        record.reruns += 1;
+        veto(&mut record, &mut gate, losers);
         drop(merges);
-        let Some(before) = before else {
-            return Ok(Guarded { ran, record, text_bytes: None });
-        };
-        progress("measuring the output");
-        let mut text_after = target.measure(module)?.text_bytes;
-        if text_after > before.text_bytes {
-            // Larger in total although no merge (or none left to veto) measured as a loss:
-            // callers' extra arguments or layout. The input is the smaller module.
-            *module = pristine;
-            record.kept_input = true;
-            record.losing_in_output = 0;
-            text_after = before.text_bytes;
-        }
-        return Ok(Guarded { ran, record, text_bytes: Some((before.text_bytes, text_after)) });
+        progress("merging again without the merges that measured larger");
+        *module = snapshot.working_copy()?;
+    };
+    let Some(before) = before else {
+        return Ok(Guarded { ran, record, text_bytes: None });
+    };
+    progress("measuring the output");
+    let mut text_after = target.measure(module)?.text_bytes;
+    if text_after > before.text_bytes {
+        // Larger in total although no merge (or none left to veto) measured as a loss:
+        // callers' extra arguments or layout. The input is the smaller module.
+        *module = snapshot.into_module();
+        record.kept_input = true;
+        record.losing_in_output = 0;
+        text_after = before.text_bytes;
+    }
+    Ok(Guarded { ran, record, text_bytes: Some((before.text_bytes, text_after)) })
+}
+
+/// Records the losing units as vetoed, and vetoes their merges in later runs.
+fn veto(record: &mut GuardRecord, gate: &mut Gate, losers: Vec<Unit>) {
+    for u in losers {
+        gate.veto.extend(u.keys.iter().cloned());
+        record.vetoed.push(VetoedUnit {
+            originals: u.keys,
+            bytes_before: u.bytes_before,
+            bytes_after: u.bytes_after,
+        });
     }
 }
 
-/// The size guard's measurements, kept across its re-runs: a function is compiled again only
-/// if something code generation reads from it changed (`Function::codegen_hash`). Most merges
-/// come out the same in every re-run, so re-runs compile little.
+/// Sizes of the input's functions, each compiled once however often the guard measures (the
+/// input never changes).
 #[derive(Default)]
-struct GuardSizes {
-    /// The symbol and bytes of each (name, codegen hash) compiled so far (`None`: no symbol
-    /// came out, e.g. a function code generation dropped).
-    known: HashMap<(String, u64), Option<(String, u64)>>,
+struct InputSizes {
+    /// The symbol and bytes of each function compiled so far (`None`: no symbol came out,
+    /// e.g. a function code generation dropped).
+    known: HashMap<String, Option<(String, u64)>>,
 }
 
-impl GuardSizes {
-    /// Machine-code bytes of the functions of `module` named in `names` (those it defines),
-    /// by symbol; what is not known yet is compiled in module subsets on up to `jobs` threads.
+impl InputSizes {
     fn sizes(
         &mut self,
         module: &Module<'_>,
@@ -317,33 +352,56 @@ impl GuardSizes {
         names: &BTreeSet<&str>,
         jobs: usize,
     ) -> Result<BTreeMap<String, u64>, LlvmError> {
-        let fns: Vec<_> = names
-            .iter()
-            .filter_map(|n| module.function(n))
-            .filter(|f| !f.is_declaration())
-            .map(|f| (f, (f.name(), f.codegen_hash())))
-            .collect();
-        let missing: Vec<_> =
-            fns.iter().filter(|(_, k)| !self.known.contains_key(k)).cloned().collect();
-        if !missing.is_empty() {
-            // Code generation is per function: the split into subsets changes no size.
-            let values: Vec<_> = missing.iter().map(|(f, _)| *f).collect();
-            let jobs = jobs.clamp(1, values.len());
-            let groups: Vec<&[_]> = values.chunks(values.len().div_ceil(jobs)).collect();
-            let mut measured = BTreeMap::new();
-            for sizes in Sizes::of_groups(module, target, &groups, jobs) {
-                measured.extend(sizes?.by_symbol().iter().map(|(k, v)| (k.clone(), *v)));
-            }
-            for (_, key) in missing {
-                // Mach-O symbols carry a leading underscore.
-                let symbol = [key.0.clone(), format!("_{}", key.0)]
-                    .into_iter()
-                    .find_map(|s| measured.get(&s).map(|&b| (s, b)));
-                self.known.insert(key, symbol);
-            }
-        }
-        Ok(fns.into_iter().filter_map(|(_, k)| self.known[&k].clone()).collect())
+        measure_functions(module, target, names, jobs, &mut self.known)
     }
+}
+
+/// Machine-code bytes of the functions of `module` named in `names` (those it defines), by
+/// symbol.
+fn sizes_of(
+    module: &Module<'_>,
+    target: &Target,
+    names: &BTreeSet<&str>,
+    jobs: usize,
+) -> Result<BTreeMap<String, u64>, LlvmError> {
+    measure_functions(module, target, names, jobs, &mut HashMap::new())
+}
+
+/// Machine-code bytes of the functions of `module` named in `names` (those it defines), by
+/// symbol; those not in `known` are compiled in module subsets on up to `jobs` threads and
+/// added to it.
+fn measure_functions(
+    module: &Module<'_>,
+    target: &Target,
+    names: &BTreeSet<&str>,
+    jobs: usize,
+    known: &mut HashMap<String, Option<(String, u64)>>,
+) -> Result<BTreeMap<String, u64>, LlvmError> {
+    let fns: Vec<_> = names
+        .iter()
+        .filter_map(|n| module.function(n))
+        .filter(|f| !f.is_declaration())
+        .map(|f| (f, f.name()))
+        .collect();
+    let missing: Vec<_> = fns.iter().filter(|(_, k)| !known.contains_key(k)).cloned().collect();
+    if !missing.is_empty() {
+        // Code generation is per function: the split into subsets changes no size.
+        let values: Vec<_> = missing.iter().map(|(f, _)| *f).collect();
+        let jobs = jobs.clamp(1, values.len());
+        let groups: Vec<&[_]> = values.chunks(values.len().div_ceil(jobs)).collect();
+        let mut measured = BTreeMap::new();
+        for sizes in Sizes::of_groups(module, target, &groups, jobs) {
+            measured.extend(sizes?.by_symbol().iter().map(|(k, v)| (k.clone(), *v)));
+        }
+        for (_, name) in missing {
+            // Mach-O symbols carry a leading underscore.
+            let symbol = [name.clone(), format!("_{name}")]
+                .into_iter()
+                .find_map(|s| measured.get(&s).map(|&b| (s, b)));
+            known.insert(name, symbol);
+        }
+    }
+    Ok(fns.into_iter().filter_map(|(_, k)| known[&k].clone()).collect())
 }
 
 #[cfg(test)]
@@ -360,7 +418,15 @@ mod tests {
         body: &'a str,
         members: &[&'a str],
     ) -> Footprint<'a> {
-        Footprint { seq, originals, body, members: members.to_vec() }
+        Footprint {
+            seq,
+            originals,
+            body,
+            members: members.to_vec(),
+            undoable: true,
+            rewritten: Vec::new(),
+            replaced: Vec::new(),
+        }
     }
 
     fn sizes(v: &[(&str, u64)]) -> BTreeMap<String, u64> {

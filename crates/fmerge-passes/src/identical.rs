@@ -106,7 +106,7 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
                 // f is now an empty shell: it folds into the private body like any member.
                 let disposal =
                     fold_into(module, &vis, f, p, f_units).expect("thunkable, checked above");
-                record.members.push(Member { name: f.name(), disposal });
+                record.members.push(Member::new(f.name(), disposal));
                 if disposal == Disposal::Thunk {
                     record.estimated_saving -=
                         profit::units_to_bytes(profit::thunk_units(f.params().len()));
@@ -127,7 +127,7 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
                 Disposal::Erased => f_units,
                 _ => 0,
             });
-            record.members.push(Member { name: g.name(), disposal });
+            record.members.push(Member::new(g.name(), disposal));
         }
         if record.members.iter().any(|m| m.disposal != Disposal::CallsRedirected) {
             merges += 1;

@@ -46,6 +46,7 @@ pub mod report;
 pub mod session;
 pub mod similar;
 pub mod stage;
+pub mod undo;
 
 pub use options::{Options, OptionsBuilder, ProfitMode, SearchMode, Stages};
 pub use pipeline::optimize;

@@ -124,15 +124,17 @@ impl<'m> Proposal<'m> {
     pub fn commit(&self, module: &'m Module<'_>, vis: &Visibility<'m>) -> Vec<Member> {
         let mut out = Vec::new();
         for ((&m, args), &rewrite) in self.members.iter().zip(&self.args).zip(&self.rewrite) {
-            let disposal = if rewrite && fold::rewritable_call_sites(vis, m, args).is_some() {
+            if rewrite && fold::rewritable_call_sites(vis, m, args).is_some() {
                 fold::rewrite_call_sites(module, m, self.body, args);
                 module.defer_erase(m);
-                Disposal::CallSitesRewritten
+                out.push(Member {
+                    call_args: Some(args.iter().map(fold::Arg::key).collect()),
+                    ..Member::new(m.name(), Disposal::CallSitesRewritten)
+                });
             } else {
                 fold::make_thunk(module, m, self.body, args);
-                Disposal::Thunk
-            };
-            out.push(Member { name: m.name(), disposal });
+                out.push(Member::new(m.name(), Disposal::Thunk));
+            }
         }
         out
     }

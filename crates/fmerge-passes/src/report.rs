@@ -4,6 +4,7 @@
 //! (`crate::session::Run::report`); the pipeline completes it once the size guard is done
 //! (the guard's record, sizes, the profile's summary) and hands it to the caller to write.
 
+use crate::fold::CallArg;
 use crate::guard::{Footprint, GuardRecord};
 use serde::Serialize;
 
@@ -25,6 +26,17 @@ pub enum Disposal {
 pub struct Member {
     pub name: String,
     pub disposal: Disposal,
+    /// For [`Disposal::CallSitesRewritten`]: the arguments every rewritten call passes to the
+    /// merged body, which is what lets the size guard turn such a call back into a call of
+    /// the member (`crate::undo`).
+    #[serde(skip)]
+    pub call_args: Option<Vec<CallArg>>,
+}
+
+impl Member {
+    pub fn new(name: String, disposal: Disposal) -> Self {
+        Member { name, disposal, call_args: None }
+    }
 }
 
 /// What decided a merge (see `proposal::settle`).
@@ -181,6 +193,23 @@ impl MergeRecord {
             originals: &self.originals,
             body: &self.body,
             members: self.members.iter().map(|m| m.name.as_str()).collect(),
+            undoable: matches!(self.stage, "constants" | "similar")
+                && self
+                    .members
+                    .iter()
+                    .all(|m| matches!(m.disposal, Disposal::Thunk | Disposal::CallSitesRewritten)),
+            rewritten: self
+                .members
+                .iter()
+                .filter(|m| m.disposal == Disposal::CallSitesRewritten)
+                .map(|m| (m.name.as_str(), m.call_args.as_deref()))
+                .collect(),
+            replaced: self
+                .members
+                .iter()
+                .filter(|m| m.disposal == Disposal::Erased)
+                .map(|m| m.name.as_str())
+                .collect(),
         }
     }
 }

@@ -16,7 +16,7 @@ use crate::options::Options;
 use crate::profiling::pricing::{Ledger, ModuleProfile};
 use crate::report::{MergeRecord, Report, Skipped};
 use fmerge_llvm::{Module, Target};
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 /// A module and the run of the stages on it.
@@ -97,5 +97,16 @@ impl Run<'_> {
 impl Merges for Ran {
     fn footprints(&self) -> Vec<Footprint<'_>> {
         self.report.merges.iter().map(MergeRecord::footprint).collect()
+    }
+
+    fn forget(&mut self, seqs: &BTreeSet<usize>) {
+        let report = &mut self.report;
+        for m in report.merges.iter().filter(|m| seqs.contains(&m.seq)) {
+            if let Some(s) = report.stages.iter_mut().find(|s| s.stage == m.stage) {
+                s.merges -= 1;
+                s.functions_removed_or_thunked -= m.members.len();
+            }
+        }
+        report.merges.retain(|m| !seqs.contains(&m.seq));
     }
 }

@@ -176,12 +176,16 @@ fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
                 out,
                 "  size guard: the merged module was larger than the input; wrote the input unchanged"
             )?;
-        } else if g.reruns > 0 {
+        } else if !g.vetoed.is_empty() {
             let merges: usize = g.vetoed.iter().map(|u| u.originals.len()).sum();
             writeln!(
                 out,
-                "  size guard: {merges} merges undone, their code measured larger than what they replaced ({} re-runs{})",
-                g.reruns,
+                "  size guard: {merges} merges undone, their code measured larger than what they replaced ({}{})",
+                match g.reruns {
+                    0 => "in place".to_string(),
+                    1 => "1 re-run".to_string(),
+                    n => format!("{n} re-runs"),
+                },
                 if g.losing_in_output > 0 {
                     format!("; {} groups of merges still lose bytes", g.losing_in_output)
                 } else {

@@ -180,13 +180,6 @@ impl<'m> Function<'m> {
         // SAFETY: live function.
         unsafe { ffi::fm_has_address_taken(self.raw()) != 0 }
     }
-    /// A hash of everything code generation reads from this function (its IR, its attributes
-    /// and its call sites' attributes spelled out): functions with equal hashes compile to
-    /// the same bytes.
-    pub fn codegen_hash(self) -> u64 {
-        // SAFETY: a live function; the shim only reads it.
-        unsafe { ffi::fm_function_codegen_hash(self.raw()) }
-    }
 
     // ---- the profile the module was built with ------------------------------------------
 

@@ -37,7 +37,7 @@ pub use function::Function;
 pub use global::{Global, GlobalVar, Linkage, UnnamedAddr, Visibility};
 pub use instruction::{Block, Instruction, TailCallKind};
 pub use types::{Type, TypeKind};
-pub use value::Value;
+pub use value::{ContextConstant, Value};
 
 /// The impls every narrower handle has: `Deref` to the wider handle, `Debug` as the value it
 /// is, conversion into [`Value`].

@@ -67,6 +67,26 @@ impl<'m> Value<'m> {
         // SAFETY: as above.
         unsafe { c::LLVMIsConstant(self.raw()) != 0 }
     }
+    /// A key for this value if it is a constant that lives as long as its context and refers
+    /// to no global (an integer, a floating-point value, `null`, `undef`, `poison`, a zero
+    /// aggregate): such a constant is the same object in every module of the context and is
+    /// never freed before it, so its key names it for as long as the context lives, even
+    /// after the handle's module borrow ends. `None` for anything else.
+    pub fn context_constant(self) -> Option<ContextConstant> {
+        // SAFETY: live value; the `LLVMIsA*` casts only read its kind.
+        let immortal = unsafe {
+            let v = self.raw();
+            !c::LLVMIsAConstantInt(v).is_null()
+                || !c::LLVMIsAConstantFP(v).is_null()
+                || !c::LLVMIsAConstantPointerNull(v).is_null()
+                || !c::LLVMIsAUndefValue(v).is_null()
+                || !c::LLVMIsAConstantAggregateZero(v).is_null()
+        };
+        // SAFETY: live value; its type's context is live too.
+        let context = unsafe { c::LLVMGetTypeContext(c::LLVMTypeOf(self.raw())) };
+        immortal.then(|| ContextConstant { value: self.raw() as usize, context: context as usize })
+    }
+
     pub fn is_poison(self) -> bool {
         // SAFETY: as above.
         unsafe { c::LLVMIsPoison(self.raw()) != 0 }
@@ -233,5 +253,28 @@ impl fmt::Debug for Value<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = self.name();
         if name.is_empty() { write!(f, "Value({:p})", self.raw) } else { write!(f, "@{name}") }
+    }
+}
+
+/// A constant that lives as long as its context, named without borrowing a module (see
+/// [`Value::context_constant`]). Two keys are equal when they name the same constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ContextConstant {
+    value: usize,
+    context: usize,
+}
+
+impl ContextConstant {
+    /// The constant, as a value usable in `module`; `None` if `module` is of another context
+    /// than the one the key was made in.
+    pub fn value<'m>(self, module: &'m crate::Module<'_>) -> Option<Value<'m>> {
+        // SAFETY: live module.
+        let context = unsafe { c::LLVMGetModuleContext(module.raw()) } as usize;
+        if context != self.context {
+            return None;
+        }
+        // SAFETY: the key was made from a constant of this context that is never freed before
+        // the context (`Value::context_constant`), and the context is live (the module is).
+        Value::from_raw(self.value as llvm_sys::prelude::LLVMValueRef)
     }
 }
