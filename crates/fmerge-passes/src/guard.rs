@@ -27,7 +27,7 @@ use crate::measure::Sizes;
 use crate::undo;
 use fmerge_llvm::{LlvmError, Module, Snapshot, Target};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// How many times the size guard may run the stages again without the merges it vetoed.
 const GUARD_RERUNS: usize = 2;
@@ -234,12 +234,20 @@ pub struct Guarded<R> {
     pub text_bytes: Option<(u64, u64)>,
 }
 
+/// A run of the stages to go on from, and the functions to look for partners for again.
+pub struct Resume<R> {
+    pub ran: R,
+    pub functions: HashSet<String>,
+}
+
 /// Runs the stages (`stages`, on `module` with a gate) under the size guard: measures the
 /// functions the merges touched, in the input and in the output, and takes back the losing
-/// merges: in place when it can (`crate::undo`), else by running the stages again from the
-/// input with the losing merges vetoed, at most `GUARD_RERUNS` times. `whole`: also generate
-/// code for the whole module before and after, and put the input back if the output is
-/// larger. `limit` is the bisect limit of every run's gate.
+/// merges. In place when it can (`crate::undo`); then the functions of the undone merges get
+/// one second chance to find other partners (`stages` with a [`Resume`]), and what that merges
+/// is judged the same way. When a loss cannot be undone in place, the stages run again from
+/// the input with the losing merges vetoed, at most `GUARD_RERUNS` times. `whole`: also
+/// generate code for the whole module before and after, and put the input back if the
+/// output is larger. `limit` is the bisect limit of every run's gate.
 pub fn run<'c, R: Merges>(
     module: &mut Module<'c>,
     target: &Target,
@@ -247,7 +255,7 @@ pub fn run<'c, R: Merges>(
     limit: Option<usize>,
     jobs: usize,
     progress: &dyn Fn(&str),
-    mut stages: impl FnMut(&mut Module<'c>, &Gate) -> Result<R, LlvmError>,
+    mut stages: impl FnMut(&mut Module<'c>, &Gate, Option<Resume<R>>) -> Result<R, LlvmError>,
 ) -> Result<Guarded<R>, LlvmError> {
     let before = if whole {
         progress("measuring the input");
@@ -261,13 +269,18 @@ pub fn run<'c, R: Merges>(
     let mut gate = Gate::limited(limit);
     let mut record = GuardRecord::default();
     let mut input_sizes = InputSizes::default();
-    let ran = loop {
-        let mut ran = stages(module, &gate)?;
+    let mut ran = stages(module, &gate, None)?;
+    // Merges numbered up to this were judged already (they won).
+    let mut judged = 0;
+    let mut second_chance = true;
+    loop {
         let merges = ran.footprints();
         // Only the functions merges touched differ from the input: measuring them (in a
         // module subset) tells each merge's effect at a fraction of the whole module's cost.
+        // Units of merges judged before are not measured again.
+        let fresh = fresh_units(&merges, judged);
         progress("measuring the merged functions");
-        let names: BTreeSet<&str> = merges
+        let names: BTreeSet<&str> = fresh
             .iter()
             .flat_map(|m| std::iter::once(m.body).chain(m.members.iter().copied()))
             .collect();
@@ -281,32 +294,37 @@ pub fn run<'c, R: Merges>(
                 &input
             }
         };
-        let losers = losing_units(&merges, originals, &after);
+        let losers = losing_units(&fresh, originals, &after);
         if losers.is_empty() {
-            drop(merges);
-            break ran;
+            break;
         }
         progress("undoing the merges that measured larger");
         if let Some(undone) = undo::undo_in_place(module, &snapshot, &merges, &losers)? {
             record.undone_in_place += losers.len();
             veto(&mut record, &mut gate, losers);
+            judged = merges.iter().map(|m| m.seq).max().unwrap_or(0);
             drop(merges);
             ran.forget(&undone.merges);
             progress("verifying");
             module.verify()?;
-            break ran;
+            if !std::mem::take(&mut second_chance) || undone.freed.is_empty() {
+                break;
+            }
+            ran = stages(module, &gate, Some(Resume { ran, functions: undone.freed }))?;
+            continue;
         }
         if record.reruns == GUARD_RERUNS {
             record.losing_in_output = losers.len();
-            drop(merges);
-            break ran;
+            break;
         }
         record.reruns += 1;
         veto(&mut record, &mut gate, losers);
         drop(merges);
         progress("merging again without the merges that measured larger");
         *module = snapshot.working_copy()?;
-    };
+        ran = stages(module, &gate, None)?;
+        judged = 0;
+    }
     let Some(before) = before else {
         return Ok(Guarded { ran, record, text_bytes: None });
     };
@@ -321,6 +339,22 @@ pub fn run<'c, R: Merges>(
         text_after = before.text_bytes;
     }
     Ok(Guarded { ran, record, text_bytes: Some((before.text_bytes, text_after)) })
+}
+
+/// The merges of the units (see [`units`]) that hold a merge numbered above `judged`: what is
+/// new since the guard last judged. Units are closed over the functions they touch, so the
+/// result groups into the same units.
+fn fresh_units<'a>(merges: &[Footprint<'a>], judged: usize) -> Vec<Footprint<'a>> {
+    if judged == 0 {
+        return merges.to_vec();
+    }
+    let none = BTreeMap::new();
+    let fresh: BTreeSet<usize> = units(merges, &none, &none)
+        .into_iter()
+        .filter(|u| u.merges.iter().any(|&s| s > judged))
+        .flat_map(|u| u.merges)
+        .collect();
+    merges.iter().filter(|m| fresh.contains(&m.seq)).cloned().collect()
 }
 
 /// Records the losing units as vetoed, and vetoes their merges in later runs.

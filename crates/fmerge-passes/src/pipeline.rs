@@ -60,11 +60,11 @@ pub fn optimize(
         .flatten()
         .map(Arc::new);
     let profile = profile.as_ref();
-    let stages = |module: &mut Module<'_>, gate: &Gate| {
-        run_stages(module, target, opts, profile, gate, progress)
+    let stages = |module: &mut Module<'_>, gate: &Gate, resume: Option<guard::Resume<Ran>>| {
+        run_stages(module, target, opts, profile, gate, resume, progress)
     };
     let (ran, record, text_bytes) = if measure == Measure::Nothing {
-        (stages(module, &Gate::limited(opts.bisect_limit))?, None, None)
+        (stages(module, &Gate::limited(opts.bisect_limit), None)?, None, None)
     } else {
         let whole = measure == Measure::Text;
         let g = guard::run(module, target, whole, opts.bisect_limit, opts.jobs, progress, stages)?;
@@ -105,17 +105,29 @@ fn stages(opts: &Options) -> Vec<Box<dyn Stage>> {
     stages
 }
 
-/// One run of the stages on `module`, then a sweep and the verifier.
+/// One run of the stages on `module`, then a sweep and the verifier. With `resume`, the
+/// similar stage alone goes on from that run, looking for partners for the functions given
+/// (the size guard's second chance).
 fn run_stages(
     module: &mut Module<'_>,
     target: &Target,
     opts: &Options,
     profile: Option<&Arc<ModuleProfile>>,
     gate: &Gate,
+    resume: Option<guard::Resume<Ran>>,
     progress: &dyn Fn(&str),
 ) -> Result<Ran, LlvmError> {
-    let mut session = Session::new(module, target, opts, profile, gate);
-    for mut stage in stages(opts) {
+    let (mut session, stages) = match resume {
+        None => (Session::new(module, target, opts, profile, gate), stages(opts)),
+        Some(guard::Resume { ran, functions }) => {
+            let mut again: Vec<Box<dyn Stage>> = Vec::new();
+            if opts.stages.similar {
+                again.push(Box::new(similar::Similar::retrying(functions)));
+            }
+            (Session::resume(module, target, opts, profile, gate, ran), again)
+        }
+    };
+    for mut stage in stages {
         progress(stage.about().activity);
         stage::drive(stage.as_mut(), &mut session);
     }

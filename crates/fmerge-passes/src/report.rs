@@ -152,6 +152,25 @@ pub struct Report {
 }
 
 impl StageStats {
+    /// Adds the statistics of another run of the same stage.
+    pub fn absorb(&mut self, other: StageStats) {
+        self.seconds = match (self.seconds, other.seconds) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        for (phase, t) in other.breakdown {
+            *self.breakdown.entry(phase).or_default() += t;
+        }
+        self.rounds += other.rounds;
+        self.merges += other.merges;
+        self.functions_removed_or_thunked += other.functions_removed_or_thunked;
+        self.rejected_unprofitable += other.rejected_unprofitable;
+        self.rolled_back += other.rolled_back;
+        self.measured_decisions += other.measured_decisions;
+        self.estimate_disagreed += other.estimate_disagreed;
+        self.over_budget += other.over_budget;
+    }
+
     /// Adds the time since `since` to phase `phase`.
     pub fn add_time(&mut self, phase: &'static str, since: std::time::Instant) {
         *self.breakdown.entry(phase).or_default() += since.elapsed().as_secs_f64();

@@ -69,6 +69,31 @@ impl<'s, 'c> Session<'s, 'c> {
         }
     }
 
+    /// A session that goes on from where `ran` (a run of the stages on `module`) stopped: its
+    /// report and ledger continue, so merges keep their numbers and the budget its spending.
+    pub fn resume(
+        module: &'s mut Module<'c>,
+        target: &'s Target,
+        opts: &'s Options,
+        profile: Option<&'s Arc<ModuleProfile>>,
+        gate: &'s Gate,
+        ran: Ran,
+    ) -> Self {
+        let skipped = ran.report.skipped.iter().map(|s| (s.stage, s.function.clone())).collect();
+        Session {
+            module,
+            run: Run {
+                target,
+                opts,
+                profile: profile.map(|p| &**p),
+                ledger: ran.ledger,
+                gate,
+                report: ran.report,
+                skipped,
+            },
+        }
+    }
+
     pub fn finish(self) -> Ran {
         Ran { report: self.run.report, ledger: self.run.ledger }
     }

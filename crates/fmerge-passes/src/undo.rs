@@ -41,8 +41,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Undone {
     /// The merges undone (`seq`s).
     pub merges: BTreeSet<usize>,
-    /// Functions put back as they were in the input.
-    pub restored: usize,
+    /// The functions put back as they were in the input (free to merge again).
+    pub freed: std::collections::HashSet<String>,
     /// Calls turned back into calls of the member they were written for.
     pub calls: usize,
 }
@@ -130,7 +130,11 @@ pub fn undo_in_place<'c>(
                 .to_string(),
         });
     }
-    Ok(Some(Undone { merges: seqs, restored: names.len(), calls: turned }))
+    Ok(Some(Undone {
+        merges: seqs,
+        freed: names.iter().map(|n| n.to_string()).collect(),
+        calls: turned,
+    }))
 }
 
 /// The functions merges erased after pointing every use at an equal function, with the

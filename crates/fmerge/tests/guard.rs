@@ -32,7 +32,8 @@ fn an_estimate_trusted_merge_that_loses_bytes_is_undone() {
         "the estimate-trusted merge no longer loses bytes: the test lost its case"
     );
 
-    // Measured: the guard finds the loss, merges again without it, and writes no larger code.
+    // Measured: the guard finds the loss, undoes it in place (the functions are put back as
+    // they were in the input), and writes no larger code.
     let guarded = dir.path().join("guarded.bc");
     let report = dir.path().join("r.json");
     run_ok(
@@ -49,7 +50,8 @@ fn an_estimate_trusted_merge_that_loses_bytes_is_undone() {
     assert!(text_bytes(&guarded) <= before);
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     let guard = &r["guard"];
-    assert_eq!(guard["reruns"], 1, "{guard}");
+    assert_eq!(guard["reruns"], 0, "{guard}");
+    assert_eq!(guard["undone_in_place"], 1, "{guard}");
     let vetoed = guard["vetoed"].as_array().unwrap();
     assert_eq!(vetoed.len(), 1, "{guard}");
     assert!(vetoed[0]["bytes_after"].as_u64() > vetoed[0]["bytes_before"].as_u64());
@@ -76,8 +78,11 @@ fn the_default_guard_measures_only_merged_functions_and_still_undoes_the_loss() 
     verify(&out);
     assert!(text_bytes(&out) <= before);
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
-    assert_eq!(r["guard"]["reruns"], 1, "{}", r["guard"]);
+    assert_eq!(r["guard"]["reruns"], 0, "{}", r["guard"]);
+    assert_eq!(r["guard"]["undone_in_place"], 1, "{}", r["guard"]);
     assert_eq!(r["merges"].as_array().unwrap().len(), 0);
+    // Undone in place, the functions are the input's again: the same code.
+    assert_eq!(text_bytes(&out), before);
     // No whole-module measurement by default: the report has no module totals.
     assert!(r["text_bytes_before"].is_null() && r["text_bytes_after"].is_null(), "{r}");
 }

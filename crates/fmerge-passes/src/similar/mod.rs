@@ -76,6 +76,17 @@ const BLOCKING: u32 = traits::VARARGS
 #[derive(Default)]
 pub struct Similar {
     memo: Option<Memo>,
+    /// The functions the first round looks for partners for (`None`: all).
+    first: Option<HashSet<String>>,
+}
+
+impl Similar {
+    /// A stage whose first round looks for partners only for `functions` (every function
+    /// may still be a partner): the size guard's second chance for the functions of merges
+    /// it undid.
+    pub fn retrying(functions: HashSet<String>) -> Self {
+        Similar { memo: None, first: Some(functions) }
+    }
 }
 
 impl Stage for Similar {
@@ -86,10 +97,11 @@ impl Stage for Similar {
     fn run_round(&mut self, session: &mut Session<'_, '_>, stats: &mut StageStats) -> usize {
         let module = &*session.module;
         let run = &mut session.run;
+        let first = &mut self.first;
         let memo = self.memo.get_or_insert_with(|| Memo {
             rejected: HashSet::new(),
             sizes: SizeCache::default(),
-            retry: None,
+            retry: first.take(),
             measure_budget: proposal::MeasureBudget::for_stage(module, run.opts),
         });
         let t = Instant::now();
