@@ -482,8 +482,7 @@ impl<'c> Module<'c> {
             names.iter().filter_map(|n| self.function(n)).map(|f| f.raw()).collect();
         // SAFETY: `&mut self`: no handle into the module is alive; live functions of this
         // module, each named once. The shim erases all or none.
-        let erased = unsafe { crate::ffi::fm_erase_functions(raws.as_ptr(), raws.len()) != 0 };
-        erased
+        unsafe { crate::ffi::fm_erase_functions(raws.as_ptr(), raws.len()) != 0 }
     }
 
     /// Runs the IR verifier over the whole module.
