@@ -2,6 +2,7 @@
 //
 // What. A module holding only some functions' definitions, for measuring their code
 // (`fm_clone_module_subset`); an exact copy with the use-list order (`fm_clone_module_exact`);
+// a copy read lazily, bodies on demand (`fm_clone_module_lazy`, `fm_materialize_all`);
 // a cloner's copy that shares named types (`fm_clone_module_sharing_types`); and moving all of
 // one module's contents into another module object (`fm_move_module_contents`).
 //
@@ -61,6 +62,16 @@ void fmshim::dropUnreferenced(Module &M) {
   }
 }
 
+bool fmshim::materialized(Function *F) {
+  if (!F->isMaterializable())
+    return true;
+  if (Error E = F->materialize()) {
+    consumeError(std::move(E));
+    return false;
+  }
+  return true;
+}
+
 extern "C" {
 
 // A new module holding definitions of only the listed functions; every other global becomes a
@@ -68,8 +79,12 @@ extern "C" {
 // generating code for just them; kept private functions become internal so they have symbols.
 LLVMModuleRef fm_clone_module_subset(LLVMModuleRef M, LLVMValueRef *Fns, size_t N) {
   std::unordered_set<const GlobalValue *> Keep;
-  for (size_t i = 0; i < N; ++i)
+  for (size_t i = 0; i < N; ++i) {
     Keep.insert(unwrap<GlobalValue>(Fns[i]));
+    // From a lazily read module (the size guard's snapshot), the body is read now.
+    if (!fmshim::materialized(unwrap<Function>(Fns[i])))
+      return nullptr;
+  }
   // A global whose initializer takes the address of a block in a function that becomes a
   // declaration cannot be copied (there is no block to point at): it becomes a declaration too.
   std::function<bool(const Constant *)> foreignBlockAddress = [&](const Constant *C) {
@@ -125,6 +140,40 @@ LLVMModuleRef fm_clone_module_exact(LLVMModuleRef MRef, char **Err) {
     return nullptr;
   }
   return wrap(Parsed->release());
+}
+
+// A copy of `M` in the same context whose function bodies are read only when needed: what the
+// size guard keeps of its input (a few functions are ever measured or put back). Its named
+// struct types are other types than M's, named like them with a suffix (`%T.4` for `%T`).
+// Returns null and a malloc'ed message on failure.
+LLVMModuleRef fm_clone_module_lazy(LLVMModuleRef MRef, char **Err) {
+  *Err = nullptr;
+  Module *M = unwrap(MRef);
+  SmallString<0> Buf;
+  raw_svector_ostream OS(Buf);
+  std::string Message = collectErrors(M->getContext(), [&] { WriteBitcodeToFile(*M, OS); });
+  if (!Message.empty()) {
+    *Err = strdup(Message.c_str());
+    return nullptr;
+  }
+  auto Parsed = getOwningLazyBitcodeModule(
+      MemoryBuffer::getMemBufferCopy(StringRef(Buf.data(), Buf.size()), "snapshot"),
+      M->getContext());
+  if (!Parsed) {
+    *Err = strdup(toString(Parsed.takeError()).c_str());
+    return nullptr;
+  }
+  return wrap(Parsed->release());
+}
+
+// Reads every function body of a lazily read module; 0 on failure (a message in `Err`).
+int fm_materialize_all(LLVMModuleRef MRef, char **Err) {
+  *Err = nullptr;
+  if (Error E = unwrap(MRef)->materializeAll()) {
+    *Err = strdup(toString(std::move(E)).c_str());
+    return 0;
+  }
+  return 1;
 }
 
 // A copy of `M` made by LLVM's cloner: it shares M's named types (a copy read back from

@@ -28,6 +28,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
@@ -53,14 +54,19 @@ namespace {
 // Maps the snapshot's types to the working module's.
 class PairRemapper : public ValueMapTypeRemapper {
 public:
-  explicit PairRemapper(DenseMap<Type *, Type *> &Map) : Map(Map) {}
+  PairRemapper(DenseMap<Type *, Type *> &Map, bool ByName) : Map(Map), ByName(ByName) {}
 
   Type *remapType(Type *T) override {
     auto It = Map.find(T);
     if (It != Map.end())
       return It->second;
     Type *R = T;
-    if (auto *ST = dyn_cast<StructType>(T); ST && ST->isLiteral()) {
+    Map[T] = T; // a recursive struct refers back to itself
+    if (auto *ST = dyn_cast<StructType>(T); ST && !ST->isLiteral()) {
+      if (ByName)
+        if (StructType *W = byName(ST))
+          R = W;
+    } else if (auto *ST = dyn_cast<StructType>(T); ST && ST->isLiteral()) {
       SmallVector<Type *, 8> Elems;
       bool Changed = false;
       for (Type *E : ST->elements()) {
@@ -93,7 +99,30 @@ public:
   }
 
 private:
+  // The type a lazily read copy's `ST` was read from: the bitcode reader names a struct whose
+  // name is taken `<name>.<number>`, so the original is the struct named without the last
+  // suffix, if it has the same shape (elements that pair, packing, opaqueness).
+  StructType *byName(StructType *ST) {
+    StringRef Name = ST->getName();
+    size_t Dot = Name.rfind('.');
+    if (Dot == StringRef::npos || Dot + 1 == Name.size() ||
+        !llvm::all_of(Name.substr(Dot + 1), isDigit))
+      return nullptr;
+    StructType *W = StructType::getTypeByName(ST->getContext(), Name.substr(0, Dot));
+    if (!W || W == ST || W->isOpaque() != ST->isOpaque() || W->isPacked() != ST->isPacked() ||
+        W->getNumElements() != ST->getNumElements())
+      return nullptr;
+    Map[ST] = W; // provisionally, for elements that refer back to it
+    for (unsigned I = 0; I < ST->getNumElements(); ++I)
+      if (remapType(ST->getElementType(I)) != W->getElementType(I)) {
+        Map[ST] = ST;
+        return nullptr;
+      }
+    return W;
+  }
+
   DenseMap<Type *, Type *> &Map;
+  bool ByName;
 };
 
 // The global of `Dst` that stands for `G` of the snapshot: same name (or, for a function `Dst`
@@ -146,6 +175,8 @@ bool constantMaps(const Constant *C, const Function *Self, Module &Dst, PairRema
 // replaced erased ones there (set before each restore).
 struct FmTypePairs {
   DenseMap<Type *, Type *> Map;
+  // Pair what `Map` does not hold by name (a lazily read copy: `fm_type_pairs_by_name`).
+  bool ByName = false;
   StringMap<GlobalValue *> Replaced;
 };
 
@@ -172,6 +203,23 @@ FmTypePairs *fm_type_pairs_new(LLVMModuleRef From, LLVMModuleRef To) {
       P->Map[X] = Y;
   }
   return P;
+}
+
+// Pairs the types of a lazily read copy of a module (`fm_clone_module_lazy`) with those of the
+// module it was copied from, by name as they are met (a lazy copy's bodies, and the types only
+// they use, are not all there to be paired in order).
+FmTypePairs *fm_type_pairs_by_name() {
+  auto *P = new FmTypePairs;
+  P->ByName = true;
+  return P;
+}
+
+// Reads the bodies of the N functions `Fns` of a lazily read module; 0 if one cannot be read.
+int fm_materialize_functions(LLVMValueRef *Fns, size_t N) {
+  for (size_t I = 0; I < N; ++I)
+    if (!fmshim::materialized(unwrap<Function>(Fns[I])))
+      return 0;
+  return 1;
 }
 
 void fm_type_pairs_free(FmTypePairs *P) { delete P; }
@@ -213,7 +261,7 @@ int fm_erase_functions(LLVMValueRef *Fns, size_t N) {
 int fm_restorable(LLVMModuleRef DstRef, FmTypePairs *P, LLVMValueRef *Fns, size_t N,
                   char **WhyOut) {
   Module &Dst = *unwrap(DstRef);
-  PairRemapper Types(P->Map);
+  PairRemapper Types(P->Map, P->ByName);
   StringSet<> Restoring;
   for (size_t I = 0; I < N; ++I)
     Restoring.insert(unwrap<Function>(Fns[I])->getName());
@@ -224,6 +272,10 @@ int fm_restorable(LLVMModuleRef DstRef, FmTypePairs *P, LLVMValueRef *Fns, size_
   };
   for (size_t I = 0; I < N; ++I) {
     Function *F = unwrap<Function>(Fns[I]);
+    if (!fmshim::materialized(F)) {
+      Why = "its body could not be read";
+      return Refuse(F);
+    }
     if (F->isDeclaration() || !F->hasName()) {
       Why = "no definition";
       return Refuse(F);
@@ -257,7 +309,7 @@ void fm_restore_functions(LLVMModuleRef DstRef, LLVMModuleRef SrcRef, FmTypePair
                           LLVMValueRef *Fns, size_t N) {
   Module &Dst = *unwrap(DstRef);
   Module &Src = *unwrap(SrcRef);
-  PairRemapper Types(P->Map);
+  PairRemapper Types(P->Map, P->ByName);
   ValueToValueMapTy VMap;
   // Every global of the snapshot with a counterpart maps to it (the check above made sure the
   // bodies need nothing else); then the functions being restored, created where missing.

@@ -21,6 +21,7 @@
 #include <string>
 
 namespace llvm {
+class Function;
 class LLVMContext;
 class Module;
 class TargetMachine;
@@ -36,6 +37,10 @@ inline llvm::TargetMachine *unwrapTM(LLVMTargetMachineRef TM) {
 // attributes.cpp: the part of an attribute set that must match exactly for two functions or
 // call sites to share one body (string attributes and those LLVM must not intersect away).
 llvm::AttributeSet mustMatchPart(llvm::LLVMContext &C, llvm::AttributeSet S);
+
+// module_copy.cpp: makes sure `F`'s body is in memory (a function of a lazily read module is
+// read when first needed); false if reading it failed.
+bool materialized(llvm::Function *F);
 
 // module_copy.cpp: erases the declarations, global variables and aliases of `M` that nothing
 // uses, until nothing changes.

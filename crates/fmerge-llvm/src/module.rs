@@ -546,13 +546,52 @@ impl<'c> Module<'c> {
     }
 
     /// A copy that keeps the bodies of `keep` only; everything else becomes a declaration.
-    pub fn subset(&self, keep: &[Function<'_>]) -> Module<'c> {
+    /// Fails only when a body of a lazily read module cannot be read.
+    pub fn subset(&self, keep: &[Function<'_>]) -> Result<Module<'c>> {
         let raws: Vec<_> = keep.iter().map(|v| v.raw()).collect();
         // SAFETY: live module; every pointer is a function of this module (handles borrow it).
+        // Reading a lazy body adds to the module and frees nothing, so no handle dangles.
         let raw =
             unsafe { crate::ffi::fm_clone_module_subset(self.raw(), raws.as_ptr(), raws.len()) };
+        if raw.is_null() {
+            return Err(LlvmError::InvalidIr {
+                message: "a function body of the input could not be read again".to_string(),
+            });
+        }
         // SAFETY: `raw` is a fresh module that nothing else owns.
-        Module::from_inner(unsafe { inkwell::module::Module::new(raw) }, self.embedding)
+        Ok(Module::from_inner(unsafe { inkwell::module::Module::new(raw) }, self.embedding))
+    }
+
+    /// A copy whose function bodies are read from bitcode only when first needed (by
+    /// [`Module::subset`], [`crate::Snapshot::restore`]...): cheap to make and small while
+    /// few bodies are needed. Its named struct types are other types than this module's,
+    /// named like them with a numeric suffix.
+    pub fn lazy_copy(&self) -> Result<Module<'c>> {
+        let mut err = std::ptr::null_mut();
+        // SAFETY: live module; a fresh module (owning its bitcode) or a malloc'ed message.
+        unsafe {
+            let raw = crate::ffi::fm_clone_module_lazy(self.raw(), &mut err);
+            if raw.is_null() {
+                return Err(LlvmError::Codegen {
+                    message: format!("copying the module: {}", crate::ffi::take_message(err)),
+                });
+            }
+            Ok(Module::from_inner(inkwell::module::Module::new(raw), self.embedding))
+        }
+    }
+
+    /// Reads every body of a lazily read module ([`Module::lazy_copy`]); nothing to do for
+    /// any other module.
+    pub fn materialize_all(&self) -> Result<()> {
+        let mut err = std::ptr::null_mut();
+        // SAFETY: live module; reading bodies adds to it and frees nothing, so no handle
+        // dangles; on failure a malloc'ed message.
+        unsafe {
+            if crate::ffi::fm_materialize_all(self.raw(), &mut err) == 0 {
+                return Err(LlvmError::InvalidIr { message: crate::ffi::take_message(err) });
+            }
+        }
+        Ok(())
     }
 
     /// Parses bitcode (or text) into a new module of this module's context, ready to be linked

@@ -4,11 +4,12 @@
 //! The size guard keeps the input as a [`Snapshot`] while the stages merge a working module.
 //! When a merge's generated code measures larger than the functions it replaced, the guard
 //! puts those functions back ([`Snapshot::restore`]) instead of running every stage again from
-//! a fresh copy. The snapshot is an exact copy ([`Module::duplicate`]), read back from bitcode
-//! into the same context, so its named struct types are other types than the working
-//! module's (`%T.0` for `%T`); it remembers which of its types stands for which of the working
-//! module's, and restored bodies use the working module's types and globals
-//! (`shim/restore.cpp` says how).
+//! a fresh copy. The snapshot is read back from bitcode into the same context lazily
+//! ([`Module::lazy_copy`]): a body is read only when the guard needs it (to measure it, to put
+//! it back), so keeping the input costs little time and memory. Its named struct types are
+//! other types than the working module's (`%T.0` for `%T`); it knows which of its types
+//! stands for which of the working module's, and restored bodies use the working module's
+//! types and globals (`shim/restore.cpp` says how).
 
 use crate::error::{LlvmError, Result};
 use crate::ffi::{self, FmTypePairs};
@@ -25,21 +26,35 @@ pub struct Snapshot<'c> {
 impl<'c> Snapshot<'c> {
     /// A snapshot of `working` as it is now.
     pub fn of(working: &Module<'c>) -> Result<Snapshot<'c>> {
-        let module = working.duplicate()?;
-        // SAFETY: two live modules of one context; the shim returns a new object (or null)
-        // that this snapshot owns and frees.
-        let pairs = unsafe { ffi::fm_type_pairs_new(module.raw(), working.raw()) };
+        let module = working.lazy_copy()?;
+        // SAFETY: the shim returns a new object that this snapshot owns and frees.
+        let pairs = unsafe { ffi::fm_type_pairs_by_name() };
         Ok(Snapshot { module, pairs })
     }
 
-    /// The module as it was (for measuring its functions; never changed).
+    /// The module as it was (for measuring its functions; never changed, but its bodies are
+    /// read as they are needed).
     pub fn module(&self) -> &Module<'c> {
         &self.module
+    }
+
+    /// Reads the snapshot's bodies of `names` now (those it defines), so that their uses of
+    /// other functions are there to be seen. Fails if one cannot be read.
+    pub fn materialize(&self, names: &[&str]) -> Result<()> {
+        let fns: Vec<_> = names.iter().filter_map(|n| self.module.function(n)).map(|f| f.raw()).collect();
+        // SAFETY: functions of the live snapshot; reading bodies frees nothing.
+        if unsafe { ffi::fm_materialize_functions(fns.as_ptr(), fns.len()) } == 0 {
+            return Err(LlvmError::InvalidIr {
+                message: "a function body of the input could not be read again".to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// A fresh exact copy of the snapshot, to be the working module from now on: later
     /// restores pair with it.
     pub fn working_copy(&mut self) -> Result<Module<'c>> {
+        self.module.materialize_all()?;
         let copy = self.module.duplicate()?;
         // SAFETY: as in `of`; the old pairing is freed first (nothing else holds it).
         unsafe {
@@ -51,8 +66,9 @@ impl<'c> Snapshot<'c> {
         Ok(copy)
     }
 
-    /// The snapshot's module itself (when the input is what gets written).
-    pub fn into_module(mut self) -> Module<'c> {
+    /// The snapshot's module itself, every body read (when the input is what gets written).
+    pub fn into_module(mut self) -> Result<Module<'c>> {
+        self.module.materialize_all()?;
         let pairs = std::mem::replace(&mut self.pairs, std::ptr::null_mut());
         if !pairs.is_null() {
             // SAFETY: owned by this snapshot, freed once.
@@ -61,7 +77,7 @@ impl<'c> Snapshot<'c> {
         // `Snapshot` has a destructor, so its module is moved out through a `ManuallyDrop`.
         let this = std::mem::ManuallyDrop::new(self);
         // SAFETY: `this` is never used or dropped again; the module is read out exactly once.
-        unsafe { std::ptr::read(&this.module) }
+        Ok(unsafe { std::ptr::read(&this.module) })
     }
 
     /// Whether [`Snapshot::restore`] can put back the snapshot's definitions of the functions

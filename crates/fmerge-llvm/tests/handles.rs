@@ -125,7 +125,7 @@ fn the_embedding_travels_with_modules_copies_and_targets() {
         assert_eq!(m.embedding(), embedding);
         assert_eq!(m.duplicate().unwrap().embedding(), embedding);
         assert_eq!(m.backup().embedding(), embedding);
-        assert_eq!(m.subset(&[m.function("f").unwrap()]).embedding(), embedding);
+        assert_eq!(m.subset(&[m.function("f").unwrap()]).unwrap().embedding(), embedding);
         assert_eq!(Target::for_module(&m, None).unwrap().embedding(), embedding);
         assert_eq!(Target::for_object_file(&m, None).unwrap().embedding(), embedding);
     }

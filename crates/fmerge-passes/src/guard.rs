@@ -333,7 +333,7 @@ pub fn run<'c, R: Merges>(
     if text_after > before.text_bytes {
         // Larger in total although no merge (or none left to veto) measured as a loss:
         // callers' extra arguments or layout. The input is the smaller module.
-        *module = snapshot.into_module();
+        *module = snapshot.into_module()?;
         record.kept_input = true;
         record.losing_in_output = 0;
         text_after = before.text_bytes;

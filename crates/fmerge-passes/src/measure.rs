@@ -32,7 +32,7 @@ impl Sizes {
         let bitcode: Vec<Result<Vec<u8>>> = groups
             .iter()
             .map(|fns| {
-                let subset = module.subset(fns);
+                let subset = module.subset(fns)?;
                 let v = subset.verify();
                 if let (Err(e), Some(_)) = (&v, std::env::var_os("FMERGE_DEBUG_MEASURE")) {
                     eprintln!("measure: subset does not verify: {e}");

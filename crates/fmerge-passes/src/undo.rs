@@ -90,6 +90,8 @@ pub fn undo_in_place<'c>(
         Err(why) => return refuse(&why),
     };
     let names: Vec<&str> = restore.iter().copied().collect();
+    // The input bodies, read now: what they call decides what must be redone in them.
+    snapshot.materialize(&names)?;
     let replaced = replacements(merges);
     // Functions the restored bodies call that other merges erased after rewriting their
     // calls: declared again for the restore, their calls then rewritten as those merges did.
