@@ -41,7 +41,8 @@ impl<'c> Snapshot<'c> {
     /// Reads the snapshot's bodies of `names` now (those it defines), so that their uses of
     /// other functions are there to be seen. Fails if one cannot be read.
     pub fn materialize(&self, names: &[&str]) -> Result<()> {
-        let fns: Vec<_> = names.iter().filter_map(|n| self.module.function(n)).map(|f| f.raw()).collect();
+        let fns: Vec<_> =
+            names.iter().filter_map(|n| self.module.function(n)).map(|f| f.raw()).collect();
         // SAFETY: functions of the live snapshot; reading bodies frees nothing.
         if unsafe { ffi::fm_materialize_functions(fns.as_ptr(), fns.len()) } == 0 {
             return Err(LlvmError::InvalidIr {

@@ -86,3 +86,72 @@ fn the_default_guard_measures_only_merged_functions_and_still_undoes_the_loss() 
     // No whole-module measurement by default: the report has no module totals.
     assert!(r["text_bytes_before"].is_null() && r["text_bytes_after"].is_null(), "{r}");
 }
+
+#[test]
+fn a_losing_merge_with_rewritten_call_sites_is_undone_in_place_and_the_calls_turned_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let input =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guard/rewritten_call_sites_loss.ll");
+    let before = text_bytes(&input);
+
+    // Unguarded, the two sorts merge with their call sites rewritten: both functions go.
+    let unguarded = dir.path().join("unguarded.bc");
+    let report = dir.path().join("u.json");
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(&input)
+            .args(["--no-measure", "--measure-budget", "0", "-q"])
+            .arg("-o")
+            .arg(&unguarded)
+            .arg("--report")
+            .arg(&report),
+    );
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let disposals: Vec<&str> = r["merges"][0]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["disposal"].as_str().unwrap())
+        .collect();
+    assert_eq!(disposals, ["call-sites-rewritten"; 2], "the test lost its case: {r}");
+    assert!(
+        text_bytes(&unguarded) > before,
+        "the merge no longer loses bytes: the test lost its case"
+    );
+
+    // Guarded: undone in place; both functions are back and their callers call them again.
+    let out = dir.path().join("guarded.bc");
+    let report = dir.path().join("g.json");
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(&input)
+            .args(["--measure-budget", "0", "-q"])
+            .arg("-o")
+            .arg(&out)
+            .arg("--report")
+            .arg(&report),
+    );
+    verify(&out);
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["guard"]["reruns"], 0, "{}", r["guard"]);
+    assert_eq!(r["guard"]["undone_in_place"], 1, "{}", r["guard"]);
+    assert_eq!(r["merges"].as_array().unwrap().len(), 0, "{r}");
+    let dis = std::process::Command::new("llvm-dis-22").arg(&out).arg("-o").arg("-").output();
+    let text = String::from_utf8(dis.unwrap().stdout).unwrap();
+    for (caller, callee) in [
+        ("sort_inlined_function_addresses", "drift_sort_inlined_function_address"),
+        ("sort_unit_ranges", "drift_sort_unit_range"),
+    ] {
+        assert!(
+            text.contains(&format!("define internal fastcc void @{callee}(")),
+            "{callee} is back"
+        );
+        let body = text.split(&format!("@{caller}(")).nth(1).unwrap();
+        let body = &body[..body.find("\n}").unwrap()];
+        assert!(body.contains(&format!("call fastcc void @{callee}(")), "{caller} calls {callee}");
+    }
+    assert!(!text.contains(".fmerged"), "the merged body is gone");
+    assert!(text_bytes(&out) <= before);
+}
