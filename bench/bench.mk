@@ -74,7 +74,8 @@ BENCH_STUDIES = \
   global-bound:global_bound \
   global-stale:global_stale \
   estimate-check:estimate-check \
-  outputs:outputs
+  outputs:outputs \
+  cost:cost
 
 define bench_study
 .PHONY: bench-$(1)

@@ -23,6 +23,7 @@ STUDIES = {
     "global": ("globalmerge", "merging across modules: summarize/combine/apply against GlobalMergeFunc"),
     "estimate-check": ("estimate", "how often merges kept without measuring lose bytes"),
     "outputs": ("outputs", "whether two builds of fmerge write the same bytes on the corpus, in every mode"),
+    "cost": ("cost", "fmerge's own time and memory against opt -Oz and llc on each corpus module"),
 }
 ALIASES = {"harness": "sizes"}
 
