@@ -284,16 +284,13 @@ pub fn run<'c, R: Merges>(
             .iter()
             .flat_map(|m| std::iter::once(m.body).chain(m.members.iter().copied()))
             .collect();
-        let after = sizes_of(module, target, &names, jobs)?;
-        let input;
-        let originals = match &before {
-            Some(b) => &b.functions,
-            // The input never changes: each of its functions is compiled once.
-            None => {
-                input = input_sizes.sizes(snapshot.module(), target, &names, jobs)?;
-                &input
-            }
+        // The input never changes: each of its functions is compiled once. Its functions and
+        // the output's are compiled together, to keep every thread busy.
+        let (after, input) = match &before {
+            Some(_) => (sizes_of(module, target, &names, jobs)?, BTreeMap::new()),
+            None => input_sizes.sizes_with(snapshot.module(), module, target, &names, jobs)?,
         };
+        let originals = before.as_ref().map_or(&input, |b| &b.functions);
         let losers = losing_units(&fresh, originals, &after);
         if losers.is_empty() {
             break;
@@ -379,14 +376,20 @@ struct InputSizes {
 }
 
 impl InputSizes {
-    fn sizes(
+    /// Machine-code bytes by symbol of the functions `names` in `output` (compiled now) and
+    /// in `input` (those not compiled before), all compiled in one batch.
+    fn sizes_with<'c>(
         &mut self,
-        module: &Module<'_>,
+        input: &Module<'c>,
+        output: &Module<'c>,
         target: &Target,
         names: &BTreeSet<&str>,
         jobs: usize,
-    ) -> Result<BTreeMap<String, u64>, LlvmError> {
-        measure_functions(module, target, names, jobs, &mut self.known)
+    ) -> Result<(BTreeMap<String, u64>, BTreeMap<String, u64>), LlvmError> {
+        let mut fresh = HashMap::new();
+        let mut both = [(output, &mut fresh), (input, &mut self.known)];
+        let mut sizes = measure_functions(&mut both, target, names, jobs)?.into_iter();
+        Ok((sizes.next().expect("output"), sizes.next().expect("input")))
     }
 }
 
@@ -398,44 +401,63 @@ fn sizes_of(
     names: &BTreeSet<&str>,
     jobs: usize,
 ) -> Result<BTreeMap<String, u64>, LlvmError> {
-    measure_functions(module, target, names, jobs, &mut HashMap::new())
+    let mut known = HashMap::new();
+    let sizes = measure_functions(&mut [(module, &mut known)], target, names, jobs)?;
+    Ok(sizes.into_iter().next().expect("one module"))
 }
 
-/// Machine-code bytes of the functions of `module` named in `names` (those it defines), by
-/// symbol; those not in `known` are compiled in module subsets on up to `jobs` threads and
-/// added to it.
+/// For each (module, known sizes): machine-code bytes by symbol of the functions of the
+/// module named in `names` (those it defines). Those not known yet are compiled, in module
+/// subsets of about equal size, all of them on up to `jobs` threads at once, and added to
+/// what is known.
 fn measure_functions(
-    module: &Module<'_>,
+    modules: &mut [(&Module<'_>, &mut HashMap<String, Option<(String, u64)>>)],
     target: &Target,
     names: &BTreeSet<&str>,
     jobs: usize,
-    known: &mut HashMap<String, Option<(String, u64)>>,
-) -> Result<BTreeMap<String, u64>, LlvmError> {
-    let fns: Vec<_> = names
-        .iter()
-        .filter_map(|n| module.function(n))
-        .filter(|f| !f.is_declaration())
-        .map(|f| (f, f.name()))
-        .collect();
-    let missing: Vec<_> = fns.iter().filter(|(_, k)| !known.contains_key(k)).cloned().collect();
-    if !missing.is_empty() {
-        // Code generation is per function: the split into subsets changes no size.
-        let values: Vec<_> = missing.iter().map(|(f, _)| *f).collect();
-        let jobs = jobs.clamp(1, values.len());
-        let groups: Vec<&[_]> = values.chunks(values.len().div_ceil(jobs)).collect();
-        let mut measured = BTreeMap::new();
-        for sizes in Sizes::of_groups(module, target, &groups, jobs) {
-            measured.extend(sizes?.by_symbol().iter().map(|(k, v)| (k.clone(), *v)));
-        }
-        for (_, name) in missing {
-            // Mach-O symbols carry a leading underscore.
-            let symbol = [name.clone(), format!("_{name}")]
-                .into_iter()
-                .find_map(|s| measured.get(&s).map(|&b| (s, b)));
-            known.insert(name, symbol);
-        }
+) -> Result<Vec<BTreeMap<String, u64>>, LlvmError> {
+    // Code generation is per function: the split into subsets changes no size.
+    let mut bitcode = Vec::new();
+    let mut groups_of = Vec::new();
+    for (module, known) in modules.iter() {
+        let missing: Vec<_> = names
+            .iter()
+            .filter(|n| !known.contains_key(**n))
+            .filter_map(|n| module.function(n))
+            .filter(|f| !f.is_declaration())
+            .collect();
+        let groups = crate::measure::balanced_groups(&missing, 2 * jobs.max(1));
+        let refs: Vec<&[_]> = groups.iter().map(Vec::as_slice).collect();
+        bitcode.extend(crate::measure::subsets_as_bitcode(module, &refs));
+        groups_of.push(
+            groups
+                .iter()
+                .map(|g| g.iter().map(|f| f.name()).collect::<Vec<_>>())
+                .collect::<Vec<_>>(),
+        );
     }
-    Ok(fns.into_iter().filter_map(|(_, k)| known[&k].clone()).collect())
+    let mut measured = Sizes::of_bitcode(target, bitcode, jobs).into_iter();
+    let mut out = Vec::new();
+    for ((module, known), groups) in modules.iter_mut().zip(groups_of) {
+        for group in groups {
+            let sizes = measured.next().expect("one result per subset")?;
+            for name in group {
+                // Mach-O symbols carry a leading underscore.
+                let symbol = [name.clone(), format!("_{name}")]
+                    .into_iter()
+                    .find_map(|s| sizes.by_symbol().get(&s).map(|&b| (s, b)));
+                known.insert(name, symbol);
+            }
+        }
+        out.push(
+            names
+                .iter()
+                .filter(|n| module.function(n).is_some_and(|f| !f.is_declaration()))
+                .filter_map(|n| known.get(*n).cloned().flatten())
+                .collect(),
+        );
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

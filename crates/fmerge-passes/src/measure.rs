@@ -27,19 +27,16 @@ impl Sizes {
         groups: &[&[Function<'_>]],
         jobs: usize,
     ) -> Vec<Result<Sizes>> {
-        // A subset that does not verify is reported as an error (and would crash LLVM's
-        // bitcode writer), never written.
-        let bitcode: Vec<Result<Vec<u8>>> = groups
-            .iter()
-            .map(|fns| {
-                let subset = module.subset(fns)?;
-                let v = subset.verify();
-                if let (Err(e), Some(_)) = (&v, std::env::var_os("FMERGE_DEBUG_MEASURE")) {
-                    eprintln!("measure: subset does not verify: {e}");
-                }
-                v.and_then(|()| subset.to_bitcode())
-            })
-            .collect();
+        Sizes::of_bitcode(target, subsets_as_bitcode(module, groups), jobs)
+    }
+
+    /// Sizes of modules already made by [`subsets_as_bitcode`] (of one module or several),
+    /// compiled on up to `jobs` threads, one result per entry.
+    pub fn of_bitcode(
+        target: &Target,
+        bitcode: Vec<Result<Vec<u8>>>,
+        jobs: usize,
+    ) -> Vec<Result<Sizes>> {
         let valid: Vec<Vec<u8>> = bitcode.iter().filter_map(|b| b.as_ref().ok().cloned()).collect();
         let mut measured = measure_bitcode_in_parallel(target, &valid, jobs).into_iter();
         bitcode
@@ -65,6 +62,47 @@ impl Sizes {
     pub fn total<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Option<u64> {
         names.into_iter().map(|n| self.get(n)).sum()
     }
+}
+
+/// Each group of functions of `module` copied into a module subset of its own, as bitcode. A
+/// subset that does not verify is reported as an error (and would crash LLVM's bitcode
+/// writer), never written.
+pub fn subsets_as_bitcode(module: &Module<'_>, groups: &[&[Function<'_>]]) -> Vec<Result<Vec<u8>>> {
+    groups
+        .iter()
+        .map(|fns| {
+            let subset = module.subset(fns)?;
+            let v = subset.verify();
+            if let (Err(e), Some(_)) = (&v, std::env::var_os("FMERGE_DEBUG_MEASURE")) {
+                eprintln!("measure: subset does not verify: {e}");
+            }
+            v.and_then(|()| subset.to_bitcode())
+        })
+        .collect()
+}
+
+/// `fns` split into at most `n` groups of about as many instructions each (the largest
+/// function first into the lightest group), so that compiling them in parallel keeps every
+/// thread busy. Deterministic; the grouping never changes a size.
+pub fn balanced_groups<'m>(fns: &[Function<'m>], n: usize) -> Vec<Vec<Function<'m>>> {
+    let n = n.clamp(1, fns.len().max(1));
+    let mut sized: Vec<(usize, usize)> =
+        fns.iter().enumerate().map(|(k, f)| (f.instruction_count(), k)).collect();
+    sized.sort_by(|a, b| b.cmp(a));
+    let mut groups: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); n];
+    for (size, k) in sized {
+        let lightest = (0..n).min_by_key(|&g| (groups[g].0, g)).expect("n >= 1");
+        groups[lightest].0 += size;
+        groups[lightest].1.push(k);
+    }
+    groups
+        .into_iter()
+        .filter(|(_, ks)| !ks.is_empty())
+        .map(|(_, mut ks)| {
+            ks.sort_unstable();
+            ks.into_iter().map(|k| fns[k]).collect()
+        })
+        .collect()
 }
 
 /// Machine-code sizes of original functions already measured, keyed by name and instruction
