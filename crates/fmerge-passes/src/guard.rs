@@ -366,13 +366,18 @@ fn veto(record: &mut GuardRecord, gate: &mut Gate, losers: Vec<Unit>) {
     }
 }
 
+/// Bytes by symbol.
+type SymbolSizes = BTreeMap<String, u64>;
+
+/// The symbol and bytes of each function compiled so far, by name (`None`: no symbol came
+/// out, e.g. a function code generation dropped).
+type Known = HashMap<String, Option<(String, u64)>>;
+
 /// Sizes of the input's functions, each compiled once however often the guard measures (the
 /// input never changes).
 #[derive(Default)]
 struct InputSizes {
-    /// The symbol and bytes of each function compiled so far (`None`: no symbol came out,
-    /// e.g. a function code generation dropped).
-    known: HashMap<String, Option<(String, u64)>>,
+    known: Known,
 }
 
 impl InputSizes {
@@ -385,7 +390,7 @@ impl InputSizes {
         target: &Target,
         names: &BTreeSet<&str>,
         jobs: usize,
-    ) -> Result<(BTreeMap<String, u64>, BTreeMap<String, u64>), LlvmError> {
+    ) -> Result<(SymbolSizes, SymbolSizes), LlvmError> {
         let mut fresh = HashMap::new();
         let mut both = [(output, &mut fresh), (input, &mut self.known)];
         let mut sizes = measure_functions(&mut both, target, names, jobs)?.into_iter();
@@ -411,11 +416,11 @@ fn sizes_of(
 /// subsets of about equal size, all of them on up to `jobs` threads at once, and added to
 /// what is known.
 fn measure_functions(
-    modules: &mut [(&Module<'_>, &mut HashMap<String, Option<(String, u64)>>)],
+    modules: &mut [(&Module<'_>, &mut Known)],
     target: &Target,
     names: &BTreeSet<&str>,
     jobs: usize,
-) -> Result<Vec<BTreeMap<String, u64>>, LlvmError> {
+) -> Result<Vec<SymbolSizes>, LlvmError> {
     // Code generation is per function: the split into subsets changes no size.
     let mut bitcode = Vec::new();
     let mut groups_of = Vec::new();
