@@ -302,11 +302,12 @@ pub fn run<'c, R: Merges>(
             judged = merges.iter().map(|m| m.seq).max().unwrap_or(0);
             drop(merges);
             ran.forget(&undone.merges);
-            progress("verifying");
-            module.verify()?;
             if !std::mem::take(&mut second_chance) || undone.freed.is_empty() {
+                progress("verifying");
+                module.verify()?;
                 break;
             }
+            // The second chance verifies the module when it is done.
             ran = stages(module, &gate, Some(Resume { ran, functions: undone.freed }))?;
             continue;
         }
