@@ -224,7 +224,7 @@ pub fn combine_similar(
         &target,
         &opts,
         crate::pipeline::Measure::Nothing,
-        &|_| {},
+        &|_: &str| {},
     )?;
     let saving: HashMap<&str, i64> = report
         .merges

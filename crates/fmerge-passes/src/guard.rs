@@ -24,6 +24,7 @@
 
 use crate::fold::CallArg;
 use crate::measure::Sizes;
+use crate::session::Progress;
 use crate::undo;
 use fmerge_llvm::{LlvmError, Module, Snapshot, Target};
 use serde::Serialize;
@@ -254,17 +255,17 @@ pub fn run<'c, R: Merges>(
     whole: bool,
     limit: Option<usize>,
     jobs: usize,
-    progress: &dyn Fn(&str),
+    progress: &dyn Progress,
     mut stages: impl FnMut(&mut Module<'c>, &Gate, Option<Resume<R>>) -> Result<R, LlvmError>,
 ) -> Result<Guarded<R>, LlvmError> {
     let before = if whole {
-        progress("measuring the input");
+        progress.step("measuring the input");
         Some(target.measure(module)?)
     } else {
         None
     };
     // The input as it was: what losing merges are undone back to.
-    progress("keeping a copy of the input");
+    progress.step("keeping a copy of the input");
     let mut snapshot = Snapshot::of(module)?;
     let mut gate = Gate::limited(limit);
     let mut record = GuardRecord::default();
@@ -279,7 +280,7 @@ pub fn run<'c, R: Merges>(
         // module subset) tells each merge's effect at a fraction of the whole module's cost.
         // Units of merges judged before are not measured again.
         let fresh = fresh_units(&merges, judged);
-        progress("measuring the merged functions");
+        progress.step("measuring the merged functions");
         let names: BTreeSet<&str> = fresh
             .iter()
             .flat_map(|m| std::iter::once(m.body).chain(m.members.iter().copied()))
@@ -295,7 +296,7 @@ pub fn run<'c, R: Merges>(
         if losers.is_empty() {
             break;
         }
-        progress("undoing the merges that measured larger");
+        progress.step("undoing the merges that measured larger");
         if let Some(undone) = undo::undo_in_place(module, &snapshot, &merges, &losers)? {
             record.undone_in_place += losers.len();
             veto(&mut record, &mut gate, losers);
@@ -303,7 +304,7 @@ pub fn run<'c, R: Merges>(
             drop(merges);
             ran.forget(&undone.merges);
             if !std::mem::take(&mut second_chance) || undone.freed.is_empty() {
-                progress("verifying");
+                progress.step("verifying");
                 module.verify()?;
                 break;
             }
@@ -318,7 +319,7 @@ pub fn run<'c, R: Merges>(
         record.reruns += 1;
         veto(&mut record, &mut gate, losers);
         drop(merges);
-        progress("merging again without the merges that measured larger");
+        progress.step("merging again without the merges that measured larger");
         *module = snapshot.working_copy()?;
         ran = stages(module, &gate, None)?;
         judged = 0;
@@ -326,7 +327,7 @@ pub fn run<'c, R: Merges>(
     let Some(before) = before else {
         return Ok(Guarded { ran, record, text_bytes: None });
     };
-    progress("measuring the output");
+    progress.step("measuring the output");
     let mut text_after = target.measure(module)?.text_bytes;
     if text_after > before.text_bytes {
         // Larger in total although no merge (or none left to veto) measured as a loss:

@@ -51,3 +51,4 @@ pub mod undo;
 pub use options::{Options, OptionsBuilder, ProfitMode, SearchMode, Stages};
 pub use pipeline::optimize;
 pub use report::Report;
+pub use session::Progress;

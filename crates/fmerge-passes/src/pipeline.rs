@@ -10,7 +10,7 @@ use crate::guard::{self, Gate};
 use crate::options::Options;
 use crate::profiling::pricing::{self, Ledger, ModuleProfile};
 use crate::report::Report;
-use crate::session::{Ran, Session};
+use crate::session::{Progress, Ran, Session};
 use crate::stage::{self, Stage};
 use crate::{constants, identical, similar};
 use fmerge_llvm::{LlvmError, Module, Target};
@@ -40,10 +40,10 @@ pub fn optimize(
     target: &Target,
     opts: &Options,
     measure: Measure,
-    progress: &dyn Fn(&str),
+    progress: &dyn Progress,
 ) -> Result<Report, LlvmError> {
     if !opts.input_verified {
-        progress("verifying the input");
+        progress.step("verifying the input");
         module.verify()?;
     }
     let functions_before = count_definitions(module);
@@ -115,25 +115,25 @@ fn run_stages(
     profile: Option<&Arc<ModuleProfile>>,
     gate: &Gate,
     resume: Option<guard::Resume<Ran>>,
-    progress: &dyn Fn(&str),
+    progress: &dyn Progress,
 ) -> Result<Ran, LlvmError> {
     let (mut session, stages) = match resume {
-        None => (Session::new(module, target, opts, profile, gate), stages(opts)),
+        None => (Session::new(module, target, opts, profile, gate, progress), stages(opts)),
         Some(guard::Resume { ran, functions }) => {
             let mut again: Vec<Box<dyn Stage>> = Vec::new();
             if opts.stages.similar {
                 again.push(Box::new(similar::Similar::retrying(functions)));
             }
-            (Session::resume(module, target, opts, profile, gate, ran), again)
+            (Session::resume(module, target, opts, profile, gate, ran, progress), again)
         }
     };
     for mut stage in stages {
-        progress(stage.about().activity);
+        progress.step(stage.about().activity);
         stage::drive(stage.as_mut(), &mut session);
     }
     let ran = session.finish();
     module.sweep();
-    progress("verifying");
+    progress.step("verifying");
     module.verify().map_err(|e| match e {
         LlvmError::InvalidIr { message } => LlvmError::InvalidIr {
             message: format!("fmerge produced invalid IR (a bug: please report it): {message}"),

@@ -19,6 +19,21 @@ use fmerge_llvm::{Module, Target};
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
+/// Where a run tells how far it got: `step` starts a step a person would name ("merging
+/// similar functions", "measuring the merged functions"); `detail` says how far the current
+/// step is (merges so far), for a progress line only. Any `Fn(&str)` is a `Progress` that
+/// hears the steps.
+pub trait Progress {
+    fn step(&self, what: &str);
+    fn detail(&self, _what: &str) {}
+}
+
+impl<F: Fn(&str)> Progress for F {
+    fn step(&self, what: &str) {
+        self(what)
+    }
+}
+
 /// A module and the run of the stages on it.
 pub struct Session<'s, 'c> {
     pub module: &'s mut Module<'c>,
@@ -39,6 +54,8 @@ pub struct Run<'s> {
     pub report: Report,
     /// The (stage, function) pairs reported as skipped.
     skipped: HashSet<(&'static str, String)>,
+    /// Where to tell how far the run got.
+    pub progress: &'s dyn Progress,
 }
 
 /// What a run of the stages leaves: its report and its ledger.
@@ -54,6 +71,7 @@ impl<'s, 'c> Session<'s, 'c> {
         opts: &'s Options,
         profile: Option<&'s Arc<ModuleProfile>>,
         gate: &'s Gate,
+        progress: &'s dyn Progress,
     ) -> Self {
         Session {
             module,
@@ -65,6 +83,7 @@ impl<'s, 'c> Session<'s, 'c> {
                 gate,
                 report: Report::default(),
                 skipped: HashSet::new(),
+                progress,
             },
         }
     }
@@ -78,6 +97,7 @@ impl<'s, 'c> Session<'s, 'c> {
         profile: Option<&'s Arc<ModuleProfile>>,
         gate: &'s Gate,
         ran: Ran,
+        progress: &'s dyn Progress,
     ) -> Self {
         let skipped = ran.report.skipped.iter().map(|s| (s.stage, s.function.clone())).collect();
         Session {
@@ -90,6 +110,7 @@ impl<'s, 'c> Session<'s, 'c> {
                 gate,
                 report: ran.report,
                 skipped,
+                progress,
             },
         }
     }

@@ -37,6 +37,13 @@ pub fn drive(stage: &mut dyn Stage, session: &mut Session<'_, '_>) {
         stats.rounds += 1;
         let merged = stage.run_round(session, &mut stats);
         session.module.sweep();
+        let report = &session.run.report;
+        session.run.progress.detail(&format!(
+            "round {}, {} merges so far, about {} bytes saved",
+            stats.rounds,
+            report.merges.len(),
+            report.expected_saving()
+        ));
         if merged == 0 {
             break;
         }

@@ -23,8 +23,9 @@ fn run(ir: &str, stages: Stages, whole_program: bool) -> (String, Report) {
     let mut module = llvm.parse(Path::new("t.ll"), format!("{TRIPLE}{ir}").as_bytes()).expect("IR");
     let target = Target::for_module(&module, None).expect("x86-64");
     let opts = Options { stages, whole_program, ..Options::default() };
-    let report = fmerge_passes::optimize(&mut module, &target, &opts, Measure::Nothing, &|_| {})
-        .expect("fmerge succeeds");
+    let report =
+        fmerge_passes::optimize(&mut module, &target, &opts, Measure::Nothing, &|_: &str| {})
+            .expect("fmerge succeeds");
     module.verify().expect("output verifies");
     (module.to_text(), report)
 }

@@ -139,7 +139,7 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
         // test binary of nom came out 240 bytes larger.
         let target = Target::for_object_file(module, None)?;
         let measure = if s.guard { Measure::Guard } else { Measure::Nothing };
-        let report = fmerge_passes::optimize(module, &target, &s.options, measure, &|_| {})?;
+        let report = fmerge_passes::optimize(module, &target, &s.options, measure, &|_: &str| {})?;
         assert!(!s.inject_failure, "failure injected by -fmerge-inject-failure");
         Ok::<_, fmerge_llvm::LlvmError>(report)
     }));

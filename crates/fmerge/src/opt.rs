@@ -45,8 +45,7 @@ pub fn run(args: OptArgs) -> Result<()> {
     } else {
         Measure::Guard
     };
-    let report =
-        fmerge_passes::optimize(&mut module, &target, &opts, measure, &|m| progress.step(m))?;
+    let report = fmerge_passes::optimize(&mut module, &target, &opts, measure, &progress)?;
     progress.step("writing output");
     if args.emit == EmitKind::Obj {
         // Only now: merges are priced without the outliner. A function's size in a module

@@ -11,6 +11,20 @@ pub struct Progress {
     steps: RefCell<Vec<(String, Instant)>>,
 }
 
+/// What fmerge's stages report: steps (timed) and how far the current one got (shown only).
+impl fmerge_passes::Progress for Progress {
+    fn step(&self, what: &str) {
+        Progress::step(self, what)
+    }
+
+    fn detail(&self, what: &str) {
+        if let Some(b) = &self.bar {
+            let step = self.steps.borrow().last().map(|s| s.0.clone()).unwrap_or_default();
+            b.set_message(format!("{step}: {what}"));
+        }
+    }
+}
+
 impl Progress {
     pub fn new(quiet: bool) -> Progress {
         if quiet || !std::io::stderr().is_terminal() {

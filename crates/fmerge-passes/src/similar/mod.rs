@@ -253,8 +253,16 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 
     fn run(mut self) -> usize {
         let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
+        let mut looked_at = 0usize;
         while let Some(FuncKey(a)) = self.worklist.pop() {
             let a = a as usize;
+            looked_at += 1;
+            if looked_at.is_multiple_of(64) {
+                let merges = self.run.report.merges.len();
+                self.run
+                    .progress
+                    .detail(&format!("{looked_at} functions looked at, {merges} merges so far"));
+            }
             if !self.live[a] {
                 continue;
             }
