@@ -35,7 +35,8 @@ impl<'m> Function<'m> {
 
     /// The number of instructions in a function's body (0 for a declaration).
     pub fn instruction_count(self) -> usize {
-        self.blocks().into_iter().map(Block::instruction_count).sum()
+        // SAFETY: a live function (a declaration has no blocks and counts 0); only reads.
+        unsafe { ffi::fm_instruction_count(self.raw()) }
     }
 
     pub fn blocks(self) -> Vec<Block<'m>> {
