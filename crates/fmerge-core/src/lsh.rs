@@ -451,18 +451,21 @@ impl LshIndex {
         limit: usize,
         accept: &dyn Fn(FuncKey) -> bool,
     ) -> Vec<Candidate> {
+        // Each member once, in the order first met (a bit per stored key instead of sorting
+        // every bucket entry: the order does not matter, `best_first` orders totally).
+        let mut seen = vec![0u64; self.present.len().div_ceil(64)];
         let mut found: Vec<FuncKey> = Vec::new();
         for (table, bk) in self.tables.iter().zip(self.band_keys(sig)) {
             if let Some(bucket) = table.get(bk) {
                 bucket.for_each(|k| {
-                    if Some(k) != exclude {
+                    let (word, bit) = (k.0 as usize / 64, k.0 % 64);
+                    if seen[word] >> bit & 1 == 0 && Some(k) != exclude {
+                        seen[word] |= 1 << bit;
                         found.push(k);
                     }
                 });
             }
         }
-        found.sort_unstable();
-        found.dedup();
         found.retain(|&k| accept(k));
         let threshold = self.config.threshold;
         let score = |&k: &FuncKey| {

@@ -78,6 +78,7 @@ unsafe extern "C" {
     pub fn fm_set_dso_local(gv: LLVMValueRef, local: i32);
     pub fn fm_is_interposable(gv: LLVMValueRef) -> i32;
     pub fn fm_copy_function_attrs(dst: LLVMValueRef, src: LLVMValueRef);
+    pub fn fm_attr_list(v: LLVMValueRef) -> *const c_void;
     pub fn fm_attr_key(v: LLVMValueRef) -> *const c_void;
     pub fn fm_attr_key_hash(v: LLVMValueRef) -> u64;
     pub fn fm_attrs_intersectable(a: LLVMValueRef, b: LLVMValueRef) -> i32;

@@ -95,6 +95,12 @@ impl<'m> Function<'m> {
         // SAFETY: a live function.
         unsafe { ffi::fm_attr_key(self.raw()) as usize }
     }
+    /// Identity of this function's whole attribute list (LLVM uniques lists and keeps them as
+    /// long as the context: equal identities have equal [`Function::attr_key`]s).
+    pub fn attr_list_identity(self) -> usize {
+        // SAFETY: a live function; only reads its attribute list's address.
+        unsafe { ffi::fm_attr_list(self.raw()) as usize }
+    }
     /// Stable content hash of what [`Function::attr_key`] identifies (equal across runs and
     /// modules).
     pub fn attr_key_hash(self) -> u64 {
