@@ -213,8 +213,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             return false;
         }
         let thunk = profit::thunk_units(f.arg_types.len() + 1);
-        // The instructions' costs are kept: alignment predicts from them and pricing sums them.
-        !f.is_forwarder() && self.inst_costs(k).is_some_and(|c| c.iter().sum::<i64>() > thunk)
+        !f.is_forwarder() && cost::function_cost(self.run.target, func).is_some_and(|c| c > thunk)
     }
 
     fn walk(&mut self, k: usize) -> &Walk {
@@ -224,8 +223,9 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.walks[k].as_ref().expect("just computed")
     }
 
-    /// TTI costs of `k`'s instructions, computed once per round: a live function does not
-    /// change during a round (a merge retires every function whose body it touches).
+    /// TTI costs of `k`'s instructions, computed once per round (prediction reads them, pricing
+    /// sums them): a live function does not change during a round (a merge retires every
+    /// function whose body it touches).
     fn inst_costs(&mut self, k: usize) -> Option<&Vec<i64>> {
         if self.costs[k].is_none() {
             let f = self.lowered.handles[k].function;
