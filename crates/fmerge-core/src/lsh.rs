@@ -43,6 +43,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// Seed separating band keys from other uses of [`StableHasher`].
 const BAND_SEED: u64 = 0x6c73_685f_6261_6e64;
+/// Candidates of one query from which scoring is split across threads.
+const PARALLEL_SCORING: usize = 256;
 
 /// LSH parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -449,19 +451,32 @@ impl LshIndex {
         limit: usize,
         accept: &dyn Fn(FuncKey) -> bool,
     ) -> Vec<Candidate> {
+        // Each member once, in the order first met (a bit per stored key instead of sorting
+        // every bucket entry: the order does not matter, `best_first` orders totally).
+        let mut seen = vec![0u64; self.present.len().div_ceil(64)];
         let mut found: Vec<FuncKey> = Vec::new();
         for (table, bk) in self.tables.iter().zip(self.band_keys(sig)) {
             if let Some(bucket) = table.get(bk) {
                 bucket.for_each(|k| {
-                    if Some(k) != exclude {
+                    let (word, bit) = (k.0 as usize / 64, k.0 % 64);
+                    if seen[word] >> bit & 1 == 0 && Some(k) != exclude {
+                        seen[word] |= 1 << bit;
                         found.push(k);
                     }
                 });
             }
         }
-        found.sort_unstable();
-        found.dedup();
         found.retain(|&k| accept(k));
+        let threshold = self.config.threshold;
+        let score = |&k: &FuncKey| {
+            let score = similarity(sig, self.signature(k)?);
+            (score > threshold).then_some(Candidate { key: k, score })
+        };
+        // Many candidates are scored on every core (scores are pure, and `best_first` orders
+        // them totally, so the result does not depend on how the work was split).
+        if found.len() >= PARALLEL_SCORING {
+            return best_first(found.par_iter().filter_map(score).collect(), limit);
+        }
         // Touch the first value of every candidate before scoring any: the loads are independent,
         // so their cache misses overlap instead of being paid one after another (scoring is
         // memory-bound once the signatures outgrow the caches).
@@ -472,15 +487,7 @@ impl LshIndex {
             }
         }
         std::hint::black_box(touch);
-        let threshold = self.config.threshold;
-        let scored = found
-            .into_iter()
-            .filter_map(|k| {
-                let score = similarity(sig, self.signature(k)?);
-                (score > threshold).then_some(Candidate { key: k, score })
-            })
-            .collect();
-        best_first(scored, limit)
+        best_first(found.iter().filter_map(score).collect(), limit)
     }
 
     /// Candidates of a stored function, best first.

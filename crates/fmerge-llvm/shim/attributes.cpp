@@ -117,6 +117,11 @@ void fm_call_like_function(LLVMValueRef Call, LLVMValueRef Fn) {
   CB->setAttributes(AttributeList::get(C, AttributeSet(), mustMatchPart(C, L.getRetAttrs()), Params));
 }
 
+// Identity of a function's or call site's whole attribute list (uniqued and kept by the
+// context until it is destroyed: equal pointers mean equal lists, and `fm_attr_key` of equal
+// lists is the same, so callers may remember keys by list).
+const void *fm_attr_list(LLVMValueRef V) { return attrsOf(unwrap(V)).getRawPointer(); }
+
 // Identity of the part of a function's or call site's attribute list that must match exactly
 
 // for two of them to share one body (uniqued: equal pointers mean equal parts).

@@ -3,8 +3,8 @@
 // What. Moving or copying a body from one function into another (`fm_move_body`,
 // `fm_clone_body_into`), taking an instruction out of its block without deleting it, setting a
 // phi's incoming block, reading and intersecting an instruction's optional flags (nsw, exact,
-// fast-math, ...), verifying one function with its message, stripping a body's debug info, and
-// whether a function's or its blocks' addresses are taken.
+// fast-math, ...), verifying one function with its message, stripping a body's debug info,
+// counting its instructions, and whether a function's or its blocks' addresses are taken.
 //
 // Why. Merged bodies are stitched from pieces of two functions; the C API can neither splice
 // blocks between functions nor reach flags and address-taken facts as LLVM stores them.
@@ -50,6 +50,10 @@ int fm_has_address_taken(LLVMValueRef Fn) {
                                                 /*IgnoreAssumeLikeCalls=*/true,
                                                 /*IngoreLLVMUsed=*/false);
 }
+
+// The number of instructions in `Fn`'s body (0 for a declaration): one walk in C++ instead of
+// one C API call per instruction (callers count whole modules).
+size_t fm_instruction_count(LLVMValueRef Fn) { return unwrap<Function>(Fn)->getInstructionCount(); }
 
 // Whether some `blockaddress` constant points into `Fn` (its blocks must keep their identity).
 int fm_blocks_address_taken(LLVMValueRef Fn) {

@@ -84,6 +84,7 @@ unsafe extern "C" {
     pub fn fm_set_dso_local(gv: LLVMValueRef, local: i32);
     pub fn fm_is_interposable(gv: LLVMValueRef) -> i32;
     pub fn fm_copy_function_attrs(dst: LLVMValueRef, src: LLVMValueRef);
+    pub fn fm_attr_list(v: LLVMValueRef) -> *const c_void;
     pub fn fm_attr_key(v: LLVMValueRef) -> *const c_void;
     pub fn fm_attr_key_hash(v: LLVMValueRef) -> u64;
     pub fn fm_attrs_intersectable(a: LLVMValueRef, b: LLVMValueRef) -> i32;
@@ -152,6 +153,7 @@ unsafe extern "C" {
     ) -> i32;
     pub fn fm_repair_dominance(f: LLVMValueRef, max_repairs: u32) -> i32;
     pub fn fm_blocks_address_taken(f: LLVMValueRef) -> i32;
+    pub fn fm_instruction_count(f: LLVMValueRef) -> usize;
     pub fn fm_structural_hash(f: LLVMValueRef) -> u64;
     pub fn fm_set_function_sections(tm: LLVMTargetMachineRef, on: i32);
     pub fn fm_find_unknown_cpu(

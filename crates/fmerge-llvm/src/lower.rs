@@ -46,6 +46,9 @@ pub struct Lowerer<'m> {
     const_values: Vec<Value<'m>>,
     states: HashMap<Vec<u64>, StateId>,
     opaque: HashMap<usize, u32>,
+    /// Attribute-list identity → the identity of its must-match part (`attr_key`), which
+    /// costs new attribute sets to compute; lists are few and shared by many call sites.
+    attr_keys: HashMap<usize, usize>,
     /// The module's source file name, which tells module-local globals of different modules
     /// apart in stable hashes.
     source_file: String,
@@ -74,6 +77,7 @@ impl<'m> Lowerer<'m> {
             const_values: Vec::new(),
             states: HashMap::default(),
             opaque: HashMap::default(),
+            attr_keys: HashMap::default(),
             source_file: module.source_file_name(),
         };
         l.tables.ptr_type = l.type_id(module.ptr_type());
@@ -236,7 +240,8 @@ impl<'m> Lowerer<'m> {
         let mut s = StateWords::new(0x68656164);
         let fn_ty = f.global_value_type();
         s.ty(self, fn_ty);
-        let attrs = self.opaque_id(f.attr_key(), || f.attr_key_hash());
+        let key = *self.attr_keys.entry(f.attr_list_identity()).or_insert_with(|| f.attr_key());
+        let attrs = self.opaque_id(key, || f.attr_key_hash());
         s.word(u64::from(attrs), self.tables.opaque[attrs as usize]).same(u64::from(f.call_conv()));
         if let Some(gc) = f.gc() {
             *tr |= traits::GC;
@@ -353,7 +358,8 @@ impl<'m> Lowerer<'m> {
             }
             s.ty(self, i.called_function_type());
             s.same(u64::from(i.call_conv()));
-            let attrs = self.opaque_id(i.attr_key(), || i.attr_key_hash());
+            let key = *self.attr_keys.entry(i.attr_list_identity()).or_insert_with(|| i.attr_key());
+            let attrs = self.opaque_id(key, || i.attr_key_hash());
             s.word(u64::from(attrs), self.tables.opaque[attrs as usize]);
             if op == opcode::CALL {
                 // The C API's number of the kind (`TailCallKind`'s discriminants).
@@ -671,12 +677,43 @@ pub fn mergeable_functions<'m>(module: &'m Module<'_>) -> Vec<Function<'m>> {
 /// candidates for being equal, exactly or up to constants (module order is kept).
 pub fn structural_twins<'m>(module: &'m Module<'_>) -> Vec<Function<'m>> {
     let fns = mergeable_functions(module);
-    let hashes: Vec<u64> = fns.iter().map(|f| f.structural_hash()).collect();
+    let hashes = structural_hashes(&fns);
     let mut count: HashMap<u64, usize> = HashMap::default();
     for &h in &hashes {
         *count.entry(h).or_default() += 1;
     }
     fns.into_iter().zip(hashes).filter(|(_, h)| count[h] > 1).map(|(f, _)| f).collect()
+}
+
+/// [`Function::structural_hash`] of every function (definitions), on every core: the hash
+/// only reads the IR, and each is the same whichever thread computes it.
+fn structural_hashes(fns: &[Function<'_>]) -> Vec<u64> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if threads < 2 || fns.len() < 256 {
+        return fns.iter().map(|f| f.structural_hash()).collect();
+    }
+    for f in fns {
+        assert!(!f.is_declaration());
+    }
+    // Handles stay on this thread; the workers get the addresses.
+    let raw: Vec<usize> = fns.iter().map(|f| f.raw() as usize).collect();
+    let mut out = vec![0u64; fns.len()];
+    let chunk = raw.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        for (fs, hs) in raw.chunks(chunk).zip(out.chunks_mut(chunk)) {
+            s.spawn(move || {
+                for (&f, h) in fs.iter().zip(hs) {
+                    // SAFETY: live function definitions (checked above) of a module nothing
+                    // changes while this scope runs (its caller waits for it); LLVM's
+                    // StructuralHash only reads the function, its blocks and their types.
+                    *h = unsafe {
+                        crate::ffi::fm_structural_hash(f as llvm_sys::prelude::LLVMValueRef)
+                    };
+                }
+            });
+        }
+    });
+    out
 }
 
 /// Lowers the given function definitions.

@@ -53,8 +53,22 @@ impl<'m> Proposal<'m> {
         args: Vec<Vec<Arg<'m>>>,
         body_factor: f64,
     ) -> Option<Proposal<'m>> {
-        let before: i64 =
-            members.iter().map(|&m| cost::function_cost(target, m)).sum::<Option<i64>>()?;
+        let before = members.iter().map(|&m| cost::function_cost(target, m)).sum::<Option<i64>>();
+        Self::plan_with_member_units(target, vis, members, before, body, args, body_factor)
+    }
+
+    /// [`Proposal::plan`] for a caller that knows the members' TTI units already (`None`: TTI
+    /// cannot price some member).
+    pub fn plan_with_member_units(
+        target: &Target,
+        vis: &Visibility<'m>,
+        members: Vec<Function<'m>>,
+        before: Option<i64>,
+        body: Function<'m>,
+        args: Vec<Vec<Arg<'m>>>,
+        body_factor: f64,
+    ) -> Option<Proposal<'m>> {
+        let before = before?;
         let body_units = cost::function_cost(target, body)?;
         let mut after = body_units;
         let mut unmeasured = 0;

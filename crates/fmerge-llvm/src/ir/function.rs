@@ -35,7 +35,8 @@ impl<'m> Function<'m> {
 
     /// The number of instructions in a function's body (0 for a declaration).
     pub fn instruction_count(self) -> usize {
-        self.blocks().into_iter().map(Block::instruction_count).sum()
+        // SAFETY: a live function (a declaration has no blocks and counts 0); only reads.
+        unsafe { ffi::fm_instruction_count(self.raw()) }
     }
 
     pub fn blocks(self) -> Vec<Block<'m>> {
@@ -93,6 +94,12 @@ impl<'m> Function<'m> {
     pub fn attr_key(self) -> usize {
         // SAFETY: a live function.
         unsafe { ffi::fm_attr_key(self.raw()) as usize }
+    }
+    /// Identity of this function's whole attribute list (LLVM uniques lists and keeps them as
+    /// long as the context: equal identities have equal [`Function::attr_key`]s).
+    pub fn attr_list_identity(self) -> usize {
+        // SAFETY: a live function; only reads its attribute list's address.
+        unsafe { ffi::fm_attr_list(self.raw()) as usize }
     }
     /// Stable content hash of what [`Function::attr_key`] identifies (equal across runs and
     /// modules).

@@ -254,6 +254,13 @@ impl<'m> Instruction<'m> {
         // SAFETY: a live call site (checked).
         unsafe { ffi::fm_attr_key(self.raw()) as usize }
     }
+    /// Identity of this call site's whole attribute list (LLVM uniques lists and keeps them as
+    /// long as the context: equal identities have equal [`Instruction::attr_key`]s).
+    pub fn attr_list_identity(self) -> usize {
+        assert!(self.is_call_like());
+        // SAFETY: a live call site (checked); only reads its attribute list's address.
+        unsafe { ffi::fm_attr_list(self.raw()) as usize }
+    }
     /// Stable content hash of what [`Instruction::attr_key`] identifies (equal across runs
     /// and modules).
     pub fn attr_key_hash(self) -> u64 {

@@ -235,6 +235,9 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.walks[k].as_ref().expect("just computed")
     }
 
+    /// TTI costs of `k`'s instructions, computed once per round (prediction reads them, pricing
+    /// sums them): a live function does not change during a round (a merge retires every
+    /// function whose body it touches).
     fn inst_costs(&mut self, k: usize) -> Option<&Vec<i64>> {
         if self.costs[k].is_none() {
             let f = self.lowered.handles[k].function;
@@ -346,11 +349,13 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             map.thunk_args(0, &poison, i1.const_int(0)),
             map.thunk_args(1, &poison, i1.const_int(1)),
         ];
+        let before = [a, b].map(|k| self.inst_costs(k).map(|c| c.iter().sum::<i64>()));
         let t = Instant::now();
-        let planned = Proposal::plan(
+        let planned = Proposal::plan_with_member_units(
             self.run.target,
             &self.vis,
             vec![ha, hb],
+            before.into_iter().sum::<Option<i64>>(),
             body,
             args,
             profit::BYTES_PER_UNIT_MERGED,
