@@ -19,7 +19,7 @@
 
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
-use fmerge_llvm::plugin::{PassPluginLibraryInfo, Place, PluginOptions};
+use fmerge_llvm::plugin::{Backup, PassPluginLibraryInfo, Place, PluginOptions};
 use fmerge_passes::options::OptionError;
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, Report};
@@ -129,9 +129,24 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     if !s.enabled || (!s.in_compiles && matches!(o.place, Place::Compile | Place::ThinLtoBackend)) {
         return false;
     }
+    // Merging needs two functions. A ThinLTO backend or a compile often has fewer (a codegen unit
+    // with one function and the declarations it calls): there, everything below (the backup,
+    // the target, verifying, the size guard's copy) would be spent on a module that cannot
+    // change. Without a report asked for, the run is skipped: its outcome is known.
+    let mergeable = fmerge_llvm::lower::mergeable_functions(module).len();
+    if mergeable < 2 && s.report.is_none() {
+        if s.verbose {
+            eprintln!(
+                "fmerge: {} ({}): {mergeable} function(s) that could merge: nothing to do",
+                o.place.name(),
+                module.source_file_name()
+            );
+        }
+        return false;
+    }
     let started = std::time::Instant::now();
     // The copy to restore on failure.
-    let backup = module.backup();
+    let backup = Backup::take(module);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // Measure as the host will generate code: position independent when the module asks
         // for it (clang's and rustc's default PIE). Measured with llc's static default instead,
@@ -145,19 +160,8 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
-        Ok(Err(e)) => {
-            module.replace_contents(backup);
-            eprintln!("fmerge: warning: {e}; the module was left unchanged");
-            return false;
-        }
-        Err(_) => {
-            module.replace_contents(backup);
-            eprintln!(
-                "fmerge: warning: internal error (a bug: please report it); the module was left \
-                 unchanged"
-            );
-            return false;
-        }
+        Ok(Err(e)) => return restore(module, backup, &e.to_string()),
+        Err(_) => return restore(module, backup, "internal error (a bug: please report it)"),
     };
     drop(backup);
     let seconds = started.elapsed().as_secs_f64();
@@ -179,6 +183,17 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
         );
     }
     !report.merges.is_empty()
+}
+
+/// After a failed run: puts the backup back and says so. Returns `false` (unchanged).
+fn restore(module: &mut Module<'_>, backup: Backup, why: &str) -> bool {
+    match backup.restore(module) {
+        Ok(()) => eprintln!("fmerge: warning: {why}; the module was left unchanged"),
+        // Reading back bitcode fmerge has just written fails only when LLVM is out of memory
+        // or broken; there is nothing left to put back then.
+        Err(e) => eprintln!("fmerge: warning: {why}; {e}: the module may be partly merged"),
+    }
+    false
 }
 
 /// Writes the JSON report; a ThinLTO link runs one backend per module, so there `{}` in the
