@@ -99,7 +99,8 @@ def link_once(cmd: list[str], env_options: str | None, logdir: Path, tag: str) -
         _, status, usage = os.wait4(p.pid, 0)
         seconds = time.perf_counter() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
-    return {"seconds": seconds, "rss_mb": usage.ru_maxrss / 1024.0, "rc": p.returncode,
+    return {"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024.0,
+            "rc": p.returncode,
             "stderr": (err.read_text(errors="replace") + out.read_text(errors="replace"))[-20000:]}
 
 
@@ -134,7 +135,8 @@ def bench_mode(name: str, mode: str, mods: list[Path], man: dict, plugins: dict[
                 continue
             Path(d["exe"]).unlink(missing_ok=True)
             run = link_once(d["command"], options_for(args, c) if configs[c] else None, pdir / "logs", f"{c}.{k}")
-            common.log(f"{name} {mode:4} {c:8} run {k + 1}: {run['seconds']:7.2f} s {run['rss_mb']:7.0f} MB"
+            common.log(f"{name} {mode:4} {c:8} run {k + 1}: {run['seconds']:7.2f} s {run['cpu_s']:7.2f} s CPU "
+                       f"{run['rss_mb']:7.0f} MB"
                        + ("" if run["rc"] == 0 else f"  FAILED rc={run['rc']}"))
             if run["rc"] == 0:
                 run["sha256"] = sha256(Path(d["exe"]))
@@ -148,6 +150,7 @@ def bench_mode(name: str, mode: str, mods: list[Path], man: dict, plugins: dict[
             continue
         best = min(ok, key=lambda x: x["seconds"])
         d["best_s"], d["best_rss_mb"] = best["seconds"], best["rss_mb"]
+        d["best_cpu_s"] = min(x["cpu_s"] for x in ok)
         d["max_rss_mb"] = max(x["rss_mb"] for x in ok)
         d["stderr"] = sorted({ln for x in ok for ln in x["stderr"].splitlines() if ln.strip()})
         if len({x["sha256"] for x in ok}) > 1:
@@ -168,7 +171,8 @@ def markdown(results: list[dict], plugins: dict[str, Path], args, load: list[flo
         f"Plugins: {names}. FMERGE_PLUGIN_OPTIONS: "
         + (", ".join(f"{c}: `{options_for(args, c)}`" for c in plugins if options_for(args, c) is not None)
            or "unset") + ". "
-        f"Best of {args.runs} (configurations alternating in each round); peak RSS of the best run. "
+        f"Best of {args.runs} (configurations alternating in each round): wall time, CPU time (user + system, "
+        "all threads: less sensitive to the machine's load), peak RSS of the fastest run. "
         f"Machine: {os.cpu_count()} cores, shared; load average at the start "
         f"{' '.join(f'{x:.2f}' for x in load)}. Total {total:.0f} s.",
         "",
@@ -182,28 +186,33 @@ def markdown(results: list[dict], plugins: dict[str, Path], args, load: list[flo
         "",
     ]
     cols = list(plugins)
-    head = "| program | LTO | modules | none s | " + " | ".join(f"{c} s | {c} +" for c in cols) + \
-        " | none MB | " + " | ".join(f"{c} MB | {c} +" for c in cols) + " | .text none | " + \
-        " | ".join(f".text {c}" for c in cols) + " |"
+
+    def cells(cf: dict, key: str, fmt: str, goal: float | None) -> str:
+        """The base's value, then each plugin's value and its addition in percent."""
+        n = cf.get("none", {})
+        row = f" {fmt.format(n[key]) if key in n else 'FAILED'} |"
+        for c in cols:
+            d = cf.get(c, {})
+            if key not in d or key not in n:
+                row += " FAILED | |"
+                continue
+            over = (d[key] - n[key]) / n[key] if n[key] else 0.0
+            mark = " ✗" if goal is not None and over > goal else ""
+            row += f" {fmt.format(d[key])} | {pct(n[key], d[key])}{mark} |"
+        return row
+
+    head = "| program | LTO | modules |"
+    for what in ("wall s", "CPU s", "peak MB"):
+        head += f" {what} none |" + "".join(f" {what} {c} | + |" for c in cols)
+    head += " .text none |" + "".join(f" .text {c} |" for c in cols)
     lines += [head, "|" + "---|" * (head.count("|") - 1)]
     for r in results:
         cf = r.get("configs", {})
-        n = cf.get("none", {})
-        row = f"| {r['program']} | {r['mode']} | {r.get('modules', '')} | {n.get('best_s', 0):.2f} |"
-        for c in cols:
-            d = cf.get(c, {})
-            if "best_s" in d and "best_s" in n:
-                over = (d["best_s"] - n["best_s"]) / n["best_s"]
-                mark = "" if over <= GOAL[r["mode"]] else " ✗"
-                row += f" {d['best_s']:.2f} | {pct(n['best_s'], d['best_s'])}{mark} |"
-            else:
-                row += " FAILED | |"
-        row += f" {n.get('best_rss_mb', 0):.0f} |"
-        for c in cols:
-            d = cf.get(c, {})
-            row += (f" {d['best_rss_mb']:.0f} | {pct(n['best_rss_mb'], d['best_rss_mb'])} |"
-                    if "best_rss_mb" in d and "best_rss_mb" in n else " | |")
-        row += f" {n.get('text_bytes', '')} |" + "".join(f" {cf.get(c, {}).get('text_bytes', '')} |" for c in cols)
+        row = f"| {r['program']} | {r['mode']} | {r.get('modules', '')} |"
+        row += cells(cf, "best_s", "{:.2f}", GOAL[r["mode"]])
+        row += cells(cf, "best_cpu_s", "{:.2f}", None)
+        row += cells(cf, "best_rss_mb", "{:.0f}", None)
+        row += "".join(f" {cf.get(c, {}).get('text_bytes', '')} |" for c in ["none", *cols])
         lines.append(row)
     lines += ["", f"✗: over the goal (+{GOAL['full']:.0%} full LTO, +{GOAL['thin']:.0%} ThinLTO)."]
     other = [(r["program"], r["mode"], c, ln) for r in results for c, d in r.get("configs", {}).items()

@@ -83,6 +83,8 @@ cl::opt<std::string> Report("fmerge-report", cl::init(""), cl::cat(FmergeCategor
                             cl::desc("write fmerge's JSON report to this file"));
 cl::opt<bool> Verbose("fmerge-verbose", cl::init(false), cl::cat(FmergeCategory),
                       cl::desc("print one summary line per module to stderr"));
+cl::opt<bool> Timings("fmerge-timings", cl::init(false), cl::cat(FmergeCategory),
+                      cl::desc("print the wall time of each step of every run to stderr"));
 cl::opt<bool> PerTU("fmerge-compile", cl::init(true), cl::cat(FmergeCategory),
                     cl::desc("also merge in compiles without LTO (clang -fpass-plugin) and "
                              "in ThinLTO backends"));
@@ -105,6 +107,7 @@ struct FmPluginOptions {
   int whole_program;
   int guard;
   int verbose;
+  int timings;
   // 0: a pass pipeline named it (opt -passes=fmerge), 1: after a compile's optimizer, 2: full
   // LTO link, 3: a ThinLTO backend.
   int where;
@@ -134,7 +137,8 @@ struct FmergePass : PassInfoMixin<FmergePass> {
     FmPluginOptions O{Given(Merge), Given(Profit), Given(Search), R.c_str(), Given(HotPercentile),
                       Given(MaxSlowdown), Given(MaxSlowdownPerKB),
                       Env,
-                      WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Where};
+                      WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Timings ? 1 : 0,
+                      Where};
     if (Runner(wrap(&M), &O) == 0)
       return PreservedAnalyses::all();
     // Functions were replaced, erased and added: nothing cached about them holds.

@@ -100,6 +100,7 @@ pub struct PluginOptions {
     pub whole_program: bool,
     pub guard: bool,
     pub verbose: bool,
+    pub timings: bool,
     pub place: Place,
 }
 
@@ -141,6 +142,7 @@ pub struct FmPluginOptions {
     whole_program: i32,
     guard: i32,
     verbose: i32,
+    timings: i32,
     place: i32,
 }
 
@@ -212,6 +214,7 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
         whole_program: o.whole_program != 0,
         guard: o.guard != 0,
         verbose: o.verbose != 0,
+        timings: o.timings != 0,
         place: match o.place {
             1 => Place::Compile,
             2 => Place::FullLto,
