@@ -63,6 +63,7 @@ BENCH_STUDIES = \
   csuites:csuites \
   plugin-suites:plugin-suites \
   plugin:plugin \
+  linkcost:linkcost \
   speed:speed \
   profiling-overhead:profiling_overhead \
   profiling-compare:profiling_compare \

@@ -17,6 +17,7 @@ STUDIES = {
     "csuites": ("csuites", "C and C++ libraries' own test programs, merged with fmerge opt"),
     "plugin-suites": ("plugin_suites", "the Rust crates' test suites built through the lld pass plugin"),
     "plugin": ("plugin", "the C/C++ corpus linked by lld with full LTO, with and without the pass plugin"),
+    "linkcost": ("linkcost", "what the pass plugin adds to full-LTO and ThinLTO links: wall time, peak memory"),
     "speed": ("speed", "runtime cost of merging: instructions and wall time, with and without a profile"),
     "profiling": ("profiling", "fmerge instrument: overhead, comparing builds online, the cost model fit"),
     "outline": ("outline", "merging and LLVM's machine outliner: whole-program, separate, machine verifier"),

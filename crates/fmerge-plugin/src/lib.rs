@@ -19,7 +19,7 @@
 
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
-use fmerge_llvm::plugin::{PassPluginLibraryInfo, Place, PluginOptions};
+use fmerge_llvm::plugin::{Backup, PassPluginLibraryInfo, Place, PluginOptions};
 use fmerge_passes::options::OptionError;
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, Report};
@@ -42,6 +42,8 @@ struct Settings {
     guard: bool,
     report: Option<String>,
     verbose: bool,
+    /// Print the wall time of each step (what a run costs the host, and where).
+    timings: bool,
     /// For tests of the failure path: panic after merging (the module is then half done).
     inject_failure: bool,
 }
@@ -65,6 +67,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
     .map(Clone::clone);
     let mut report = o.report.clone();
     let (mut whole_program, mut guard, mut verbose) = (o.whole_program, o.guard, o.verbose);
+    let mut timings = o.timings;
     let (mut enabled, mut in_compiles, mut inject_failure) = (true, true, false);
     for word in o.env.as_deref().unwrap_or("").split_whitespace() {
         let word = word.trim_start_matches('-');
@@ -92,6 +95,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             "fmerge-whole-program" => whole_program = flag(value)?,
             "fmerge-guard" => guard = flag(value)?,
             "fmerge-verbose" => verbose = flag(value)?,
+            "fmerge-timings" => timings = flag(value)?,
             "fmerge-inject-failure" => inject_failure = flag(value)?,
             _ => return Err(format!("unknown option -{key} in FMERGE_PLUGIN_OPTIONS")),
         }
@@ -112,6 +116,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
         guard,
         report: (!report.is_empty()).then_some(report),
         verbose,
+        timings,
         inject_failure,
     })
 }
@@ -129,36 +134,46 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     if !s.enabled || (!s.in_compiles && matches!(o.place, Place::Compile | Place::ThinLtoBackend)) {
         return false;
     }
+    // Merging needs two functions. A ThinLTO backend or a compile often has fewer (a codegen unit
+    // with one function and the declarations it calls): there, everything below (the backup,
+    // the target, verifying, the size guard's copy) would be spent on a module that cannot
+    // change. Without a report asked for, the run is skipped: its outcome is known.
+    let mergeable = fmerge_llvm::lower::mergeable_functions(module).len();
+    if mergeable < 2 && s.report.is_none() {
+        if s.verbose {
+            eprintln!(
+                "fmerge: {} ({}): {mergeable} function(s) that could merge: nothing to do",
+                o.place.name(),
+                module.source_file_name()
+            );
+        }
+        return false;
+    }
     let started = std::time::Instant::now();
+    let steps = Steps::default();
+    steps.begin("keeping a backup");
     // The copy to restore on failure.
-    let backup = module.backup();
+    let backup = Backup::take(module);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        steps.begin("setting up the target");
         // Measure as the host will generate code: position independent when the module asks
         // for it (clang's and rustc's default PIE). Measured with llc's static default instead,
         // merges that pass global addresses looked cheaper than they are, and a ThinLTO-linked
         // test binary of nom came out 240 bytes larger.
         let target = Target::for_object_file(module, None)?;
         let measure = if s.guard { Measure::Guard } else { Measure::Nothing };
-        let report = fmerge_passes::optimize(module, &target, &s.options, measure, &|_: &str| {})?;
+        let report = fmerge_passes::optimize(module, &target, &s.options, measure, &|m: &str| {
+            steps.begin(m)
+        })?;
         assert!(!s.inject_failure, "failure injected by -fmerge-inject-failure");
         Ok::<_, fmerge_llvm::LlvmError>(report)
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
-        Ok(Err(e)) => {
-            module.replace_contents(backup);
-            eprintln!("fmerge: warning: {e}; the module was left unchanged");
-            return false;
-        }
-        Err(_) => {
-            module.replace_contents(backup);
-            eprintln!(
-                "fmerge: warning: internal error (a bug: please report it); the module was left \
-                 unchanged"
-            );
-            return false;
-        }
+        Ok(Err(e)) => return restore(module, backup, &e.to_string()),
+        Err(_) => return restore(module, backup, "internal error (a bug: please report it)"),
     };
+    steps.begin("freeing the backup");
     drop(backup);
     let seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &s.report {
@@ -178,7 +193,54 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
             seconds
         );
     }
+    if s.timings {
+        eprintln!(
+            "fmerge: {} ({}): wall time by step: {}",
+            o.place.name(),
+            module.source_file_name(),
+            steps.times()
+        );
+    }
     !report.merges.is_empty()
+}
+
+/// The steps of a run and when each began (`-fmerge-timings`); the last one ends when they
+/// are shown.
+#[derive(Default)]
+struct Steps(std::cell::RefCell<Vec<(String, std::time::Instant)>>);
+
+impl Steps {
+    fn begin(&self, what: &str) {
+        self.0.borrow_mut().push((what.to_string(), std::time::Instant::now()));
+    }
+
+    /// "step 0.12s, step 1.03s, ...", the same step's times summed (the size guard runs the
+    /// stages again), in the order each step first came.
+    fn times(&self) -> String {
+        let steps = self.0.borrow();
+        let now = std::time::Instant::now();
+        let mut sums: Vec<(&str, f64)> = Vec::new();
+        for (k, (what, began)) in steps.iter().enumerate() {
+            let end = steps.get(k + 1).map_or(now, |s| s.1);
+            let seconds = (end - *began).as_secs_f64();
+            match sums.iter_mut().find(|(w, _)| w == what) {
+                Some((_, sum)) => *sum += seconds,
+                None => sums.push((what, seconds)),
+            }
+        }
+        sums.iter().map(|(w, t)| format!("{w} {t:.2}s")).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// After a failed run: puts the backup back and says so. Returns `false` (unchanged).
+fn restore(module: &mut Module<'_>, backup: Backup, why: &str) -> bool {
+    match backup.restore(module) {
+        Ok(()) => eprintln!("fmerge: warning: {why}; the module was left unchanged"),
+        // Reading back bitcode fmerge has just written fails only when LLVM is out of memory
+        // or broken; there is nothing left to put back then.
+        Err(e) => eprintln!("fmerge: warning: {why}; {e}: the module may be partly merged"),
+    }
+    false
 }
 
 /// Writes the JSON report; a ThinLTO link runs one backend per module, so there `{}` in the
@@ -223,6 +285,7 @@ mod tests {
             whole_program: false,
             guard: true,
             verbose: false,
+            timings: false,
             place: Place::FullLto,
         }
     }
@@ -233,9 +296,10 @@ mod tests {
         assert!(s.enabled && s.guard && s.options.stages == Stages::ALL);
         let s = settings(&opts(Some(
             "-fmerge-merge=identical -fmerge-profit=exact -fmerge-guard=false -fmerge-verbose \
-             --fmerge-report=r.json -fmerge-whole-program=1",
+             --fmerge-report=r.json -fmerge-whole-program=1 -fmerge-timings",
         )))
         .unwrap();
+        assert!(s.timings);
         assert!(s.options.stages.identical && !s.options.stages.similar);
         assert_eq!(s.options.profit, ProfitMode::Exact);
         assert!(!s.guard && s.verbose && s.options.whole_program);
