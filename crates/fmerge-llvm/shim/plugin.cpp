@@ -16,28 +16,13 @@
 // The merging options have no defaults here (their empty initial values are never passed on):
 // the runner gets only those given (null for the others) and builds them with the defaults and
 // checks `fmerge opt` uses.
-//
-// It also keeps the backup the runner restores the host's module from when merging fails
-// (`fm_plugin_backup*`): the module's bitcode, with its use-list order, in memory. Writing it
-// costs about half of what LLVM's CloneModule and freeing the clone cost, holds a tenth of the
-// memory, and nothing is parsed unless a run fails. Read back in the host's context, a module's
-// named struct types would come out renamed (`%struct.T.0`: the originals still hold the
-// names), so before the restore `fm_plugin_backup_free_type_names` takes the names off the
-// original types: the restored module then prints as it did, use-list order included.
 
 #include "llvm-c/Core.h"
-#include "llvm/Bitcode/BitcodeReader.h"
-#include "llvm/Bitcode/BitcodeWriter.h"
-#include "llvm/IR/DerivedTypes.h"
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <cstddef>
 #include <string>
@@ -191,39 +176,6 @@ uint32_t fm_plugin_api_version() { return LLVM_PLUGIN_API_VERSION; }
 
 // The layout the Rust mirror of PassPluginLibraryInfo must match.
 size_t fm_plugin_info_size() { return sizeof(PassPluginLibraryInfo); }
-
-// The backup of `M`: its bitcode with the use-list order, owned by the returned handle (free it
-// with fm_plugin_backup_free); `*Data` and `*Len` say where the bytes are.
-void *fm_plugin_backup(LLVMModuleRef M, const char **Data, size_t *Len) {
-  auto *Bytes = new SmallVector<char, 0>();
-  raw_svector_ostream OS(*Bytes);
-  WriteBitcodeToFile(*unwrap(M), OS, /*ShouldPreserveUseListOrder=*/true);
-  *Data = Bytes->data();
-  *Len = Bytes->size();
-  return Bytes;
-}
-
-void fm_plugin_backup_free(void *Backup) { delete static_cast<SmallVector<char, 0> *>(Backup); }
-
-// Takes the names of the named struct types of the backup (`Data`, `Len`) off the types of
-// `Host`'s context that hold them, so that the backup read back into that context gets them
-// unchanged. The names are those of a copy read into a context of its own (only a failed run
-// pays for that). Returns 0 if the backup cannot be read.
-int fm_plugin_backup_free_type_names(LLVMModuleRef Host, const char *Data, size_t Len) {
-  LLVMContext Scratch;
-  Scratch.setDiagnosticHandlerCallBack([](const DiagnosticInfo *, void *) {});
-  auto Copy = parseBitcodeFile(MemoryBufferRef(StringRef(Data, Len), "fmerge backup"), Scratch);
-  if (!Copy) {
-    consumeError(Copy.takeError());
-    return 0;
-  }
-  LLVMContext &Ctx = unwrap(Host)->getContext();
-  for (StructType *T : (*Copy)->getIdentifiedStructTypes())
-    if (T->hasName())
-      if (StructType *Holder = StructType::getTypeByName(Ctx, T->getName()))
-        Holder->setName("");
-  return 1;
-}
 
 } // extern "C"
 

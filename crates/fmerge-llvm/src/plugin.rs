@@ -7,78 +7,18 @@
 //!   module object (the size guard starts again from a copy), the result is moved into the
 //!   host's module ([`Module::replace_contents`]);
 //! - a panic in the runner is caught here and reported as one warning; the module must then be
-//!   restored by the runner (it keeps a [`Backup`]), which is why the runner gets `&mut Module`;
+//!   restored by the runner (it keeps a copy), which is why the runner gets `&mut Module`;
 //! - the host's module is [`Embedding::Plugin`], and so is everything made from it (copies,
 //!   targets, the contexts that measure code on other threads): fmerge's own fatal-error
 //!   handler is never installed in a host, which decides what its fatal errors do, and
 //!   code generation's process-wide options stay the host's.
 
-use crate::LlvmError;
 #[cfg(doc)]
 use crate::module::Embedding;
 use crate::module::Module;
 use llvm_sys::prelude::LLVMModuleRef;
 use std::ffi::{CStr, c_char, c_void};
-use std::ptr::NonNull;
 use std::sync::OnceLock;
-
-// The backup's half of `shim/plugin.cpp` (declared here: only this file calls them).
-unsafe extern "C" {
-    fn fm_plugin_backup(m: LLVMModuleRef, data: *mut *const u8, len: *mut usize) -> *mut c_void;
-    fn fm_plugin_backup_free(backup: *mut c_void);
-    fn fm_plugin_backup_free_type_names(host: LLVMModuleRef, data: *const u8, len: usize) -> i32;
-}
-
-/// What a runner restores the host's module from if a run fails: the module's bitcode with its
-/// use-list order, in memory. It costs about half of what a clone of the module (and freeing
-/// it) costs, and a tenth of the memory; it is read back only when a run fails, and then the
-/// module prints as it did before the run (named struct types and use-list order included; see
-/// `shim/plugin.cpp`).
-pub struct Backup {
-    handle: NonNull<c_void>,
-    data: *const u8,
-    len: usize,
-}
-
-impl Backup {
-    /// The backup of `module` as it is now.
-    pub fn take(module: &Module<'_>) -> Backup {
-        let (mut data, mut len) = (std::ptr::null(), 0);
-        // SAFETY: a live module, only read; the shim returns a fresh buffer owned by the handle
-        // and says where its bytes are.
-        let handle = unsafe { fm_plugin_backup(module.raw(), &mut data, &mut len) };
-        Backup { handle: NonNull::new(handle).expect("the shim returns a buffer"), data, len }
-    }
-
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: the handle owns `len` bytes at `data` until it is freed in `drop`.
-        unsafe { std::slice::from_raw_parts(self.data, self.len) }
-    }
-
-    /// Puts the backed-up contents back into `module` (the module backed up, or the object a
-    /// run left in its place: the same context).
-    pub fn restore(self, module: &mut Module<'_>) -> Result<(), LlvmError> {
-        let unreadable = || LlvmError::Unreadable {
-            path: "fmerge's backup of the module".into(),
-            message: "LLVM cannot read back the bitcode it wrote".into(),
-        };
-        // SAFETY: a live module of the context the copy is read into, and the backup's bytes.
-        // Renaming types changes no IR; the module's old contents are replaced just below.
-        if unsafe { fm_plugin_backup_free_type_names(module.raw(), self.data, self.len) } == 0 {
-            return Err(unreadable());
-        }
-        let copy = module.parse_sibling("fmerge backup", self.bytes()).map_err(|_| unreadable())?;
-        module.replace_contents(copy);
-        Ok(())
-    }
-}
-
-impl Drop for Backup {
-    fn drop(&mut self) {
-        // SAFETY: the handle came from fm_plugin_backup and is freed once, here.
-        unsafe { fm_plugin_backup_free(self.handle.as_ptr()) }
-    }
-}
 
 /// The `-fmerge-*` options, as the shim read them (`-mllvm`, linker `-mllvm`/`--plugin-opt`,
 /// opt's command line), plus the FMERGE_PLUGIN_OPTIONS environment variable. The merging

@@ -19,7 +19,7 @@
 
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
-use fmerge_llvm::plugin::{Backup, PassPluginLibraryInfo, Place, PluginOptions};
+use fmerge_llvm::plugin::{PassPluginLibraryInfo, Place, PluginOptions};
 use fmerge_passes::options::OptionError;
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, Report};
@@ -153,7 +153,7 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     let steps = Steps::default();
     steps.begin("keeping a backup");
     // The copy to restore on failure.
-    let backup = Backup::take(module);
+    let backup = module.backup();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         steps.begin("setting up the target");
         // Measure as the host will generate code: position independent when the module asks
@@ -233,13 +233,9 @@ impl Steps {
 }
 
 /// After a failed run: puts the backup back and says so. Returns `false` (unchanged).
-fn restore(module: &mut Module<'_>, backup: Backup, why: &str) -> bool {
-    match backup.restore(module) {
-        Ok(()) => eprintln!("fmerge: warning: {why}; the module was left unchanged"),
-        // Reading back bitcode fmerge has just written fails only when LLVM is out of memory
-        // or broken; there is nothing left to put back then.
-        Err(e) => eprintln!("fmerge: warning: {why}; {e}: the module may be partly merged"),
-    }
+fn restore<'c>(module: &mut Module<'c>, backup: Module<'c>, why: &str) -> bool {
+    module.replace_contents(backup);
+    eprintln!("fmerge: warning: {why}; the module was left unchanged");
     false
 }
 
