@@ -33,6 +33,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// How many times the size guard may run the stages again without the merges it vetoed.
 const GUARD_RERUNS: usize = 2;
 
+/// Module subsets the guard compiles the functions of one module in (each on a thread of its
+/// own, up to `--jobs` at once).
+const SUBSETS: usize = 4;
+
 /// Which merges may be committed. Merges are numbered 1, 2, ... in the order the stages commit
 /// them, which is deterministic (it never depends on threads or timing), so a number names the
 /// same merge on every run of the same input with the same options.
@@ -433,7 +437,9 @@ fn measure_functions(
             .filter_map(|n| module.function(n))
             .filter(|f| !f.is_declaration())
             .collect();
-        let groups = crate::measure::balanced_groups(&missing, 2 * jobs.max(1));
+        // A fixed number of subsets, whatever `jobs`: which functions share a subset can
+        // change a size by a few bytes, and the output must not depend on the thread count.
+        let groups = crate::measure::balanced_groups(&missing, SUBSETS);
         let refs: Vec<&[_]> = groups.iter().map(Vec::as_slice).collect();
         bitcode.extend(crate::measure::subsets_as_bitcode(module, &refs));
         groups_of.push(
