@@ -1,9 +1,9 @@
 // fmerge's C++ shim: what its files share. Private to the shim.
 //
 // What. The shim is the few LLVM 22 facilities the C API does not expose, one file per job
-// (attributes.cpp, bodies.cpp, module_copy.cpp, restore.cpp, bitcode.cpp, codegen.cpp, dominance.cpp,
-// global_merge.cpp, hashing.cpp, diagnostics.cpp, plugin.cpp, and profiling/ for
-// `fmerge instrument` and profiles). This header holds the helpers more than one of them uses.
+// (attributes.cpp, bodies.cpp, module_copy.cpp, restore.cpp, bitcode.cpp, codegen.cpp,
+// dominance.cpp, global_merge.cpp, hashing.cpp, diagnostics.cpp, plugin.cpp, and profiling/
+// for `fmerge instrument` and profiles). This header holds the helpers more than one of them uses.
 //
 // Why. Every function the Rust side calls is `extern "C"`, takes and returns C API handles and
 // is declared once in `src/ffi.rs`; nothing here is visible to Rust. Keep the shim small:
