@@ -13,7 +13,9 @@
 //! the next sweep, so no IR handle is ever destroyed mid-pass (see `fmerge_llvm::module`).
 
 use fmerge_core::ir::opcode;
-use fmerge_llvm::{Builder, Function, Linkage, Module, TailCallKind, UnnamedAddr, Value};
+use fmerge_llvm::{
+    Builder, Function, Instruction, Linkage, Module, TailCallKind, UnnamedAddr, Value,
+};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -298,11 +300,8 @@ pub fn rewrite_call_sites<'m>(
     body: Function<'m>,
     args: &[Arg<'m>],
 ) {
-    let b = Builder::new(module);
-    let body_ty = body.global_value_type();
     for (user, _) in f.users() {
         let call = user.as_instruction().expect("rewritable call sites are instructions");
-        b.position_before(call);
         let values: Vec<Value<'m>> = args
             .iter()
             .map(|a| match *a {
@@ -310,19 +309,32 @@ pub fn rewrite_call_sites<'m>(
                 Arg::Value(v) => v,
             })
             .collect();
-        let new = b.call(body_ty, body.as_value(), &values);
-        new.set_call_like_function(body);
-        new.copy_debug_loc_from(call);
-        if call.tail_call_kind() == TailCallKind::Tail {
-            new.set_tail_call_kind(TailCallKind::Tail);
-        }
-        if call.has_uses() {
-            call.replace_all_uses_with(new.as_value());
-        }
-        // Out of the caller now: a merged body cloned from the caller before the next sweep
-        // must not run the old call as well as the new one.
-        module.detach_instruction(call);
+        replace_call(module, call, body, &values);
     }
+}
+
+/// Replaces the direct call `call` by a call of `callee` with `args` (ABI attributes only,
+/// its debug location, `tail` kept), and takes the old call out of its caller.
+pub fn replace_call<'m>(
+    module: &'m Module<'_>,
+    call: Instruction<'m>,
+    callee: Function<'m>,
+    args: &[Value<'m>],
+) {
+    let b = Builder::new(module);
+    b.position_before(call);
+    let new = b.call(callee.global_value_type(), callee.as_value(), args);
+    new.set_call_like_function(callee);
+    new.copy_debug_loc_from(call);
+    if call.tail_call_kind() == TailCallKind::Tail {
+        new.set_tail_call_kind(TailCallKind::Tail);
+    }
+    if call.has_uses() {
+        call.replace_all_uses_with(new.as_value());
+    }
+    // Out of the caller now: a merged body cloned from the caller before the next sweep must
+    // not run the old call as well as the new one.
+    module.detach_instruction(call);
 }
 
 /// LLVM's `swifttailcc` calling convention number.

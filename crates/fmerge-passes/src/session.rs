@@ -73,19 +73,8 @@ impl<'s, 'c> Session<'s, 'c> {
         gate: &'s Gate,
         progress: &'s dyn Progress,
     ) -> Self {
-        Session {
-            module,
-            run: Run {
-                target,
-                opts,
-                profile: profile.map(|p| &**p),
-                ledger: Ledger::new(profile.cloned()),
-                gate,
-                report: Report::default(),
-                skipped: HashSet::new(),
-                progress,
-            },
-        }
+        let fresh = Ran { report: Report::default(), ledger: Ledger::new(profile.cloned()) };
+        Session::resume(module, target, opts, profile, gate, fresh, progress)
     }
 
     /// A session that goes on from where `ran` (a run of the stages on `module`) stopped: its

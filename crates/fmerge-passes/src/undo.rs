@@ -34,7 +34,7 @@
 use crate::fold::{self, CallArg};
 use crate::guard::{Footprint, Unit};
 use fmerge_core::ir::opcode;
-use fmerge_llvm::{Builder, Instruction, Module, Snapshot, TailCallKind, Value};
+use fmerge_llvm::{Instruction, Module, Snapshot, TailCallKind, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What an undo took back.
@@ -43,8 +43,6 @@ pub struct Undone {
     pub merges: BTreeSet<usize>,
     /// The functions put back as they were in the input (free to merge again).
     pub freed: std::collections::HashSet<String>,
-    /// Calls turned back into calls of the member they were written for.
-    pub calls: usize,
 }
 
 /// The merges of `losers`, among `merges`, taken back in `module` (the working module that
@@ -85,10 +83,16 @@ pub fn undo_in_place<'c>(
         created.insert(m.body);
     }
     let bodies: BTreeMap<&str, &Footprint<'_>> = undo.iter().map(|m| (m.body, *m)).collect();
-    let calls = match calls_to_turn_back(module, snapshot, &restore, &created, &bodies) {
-        Ok(n) => n,
+    // The calls must hold all of their members' arguments.
+    let calls = match outside_calls(module, &restore, &created, &bodies) {
+        Ok(calls) => calls,
         Err(why) => return refuse(&why),
     };
+    let arity = |member: &str| snapshot.module().function(member).map(|f| f.params().len());
+    if let Some(c) = calls.iter().find(|c| arity(c.member) != Some(c.args.len())) {
+        return refuse(&format!("member {} cannot be called again", c.member));
+    }
+    drop(calls);
     let names: Vec<&str> = restore.iter().copied().collect();
     // The input bodies, read now: what they call decides what must be redone in them.
     snapshot.materialize(&names)?;
@@ -123,8 +127,16 @@ pub fn undo_in_place<'c>(
             .collect();
         fold::rewrite_call_sites(module, callee, body, &args);
     }
-    let turned = turn_back(module, &restore, &created, &bodies);
-    debug_assert_eq!(turned, calls, "the same calls are found before and after restoring");
+    // The same calls as checked above (restoring changed only the unit's own functions): each
+    // becomes a call of its member, which exists again.
+    let bug = |what: String| fmerge_llvm::LlvmError::InvalidIr {
+        message: format!("undoing a merge: {what} (a bug: please report it)"),
+    };
+    for c in outside_calls(module, &restore, &created, &bodies).map_err(bug)? {
+        let member =
+            module.function(c.member).ok_or_else(|| bug(format!("{} is gone", c.member)))?;
+        fold::replace_call(module, c.call, member, &c.args);
+    }
     let created: Vec<&str> = created.into_iter().collect();
     if !module.erase_functions(&created) || !module.erase_functions(&declared) {
         return Err(fmerge_llvm::LlvmError::InvalidIr {
@@ -132,11 +144,7 @@ pub fn undo_in_place<'c>(
                 .to_string(),
         });
     }
-    Ok(Some(Undone {
-        merges: seqs,
-        freed: names.iter().map(|n| n.to_string()).collect(),
-        calls: turned,
-    }))
+    Ok(Some(Undone { merges: seqs, freed: names.iter().map(|n| n.to_string()).collect() }))
 }
 
 /// The functions merges erased after pointing every use at an equal function, with the
@@ -262,21 +270,28 @@ fn fixed_values_are_plain(module: &Module<'_>, args: &[CallArg]) -> bool {
     })
 }
 
-/// How many calls outside the unit's functions must be turned back, or why some use of a new
-/// function cannot be undone.
-fn calls_to_turn_back(
-    module: &Module<'_>,
-    snapshot: &Snapshot<'_>,
+/// A call outside the unit's functions of one of its new bodies, and the call of an input
+/// function it stands for.
+struct OutsideCall<'m, 'a> {
+    call: Instruction<'m>,
+    member: &'a str,
+    args: Vec<Value<'m>>,
+}
+
+/// Every call of the unit's new functions (`created`) from outside the unit's functions, with
+/// the input call each stands for; `Err` says why some use of a new function cannot be undone.
+fn outside_calls<'m, 'a>(
+    module: &'m Module<'_>,
     restore: &BTreeSet<&str>,
     created: &BTreeSet<&str>,
-    bodies: &BTreeMap<&str, &Footprint<'_>>,
-) -> Result<usize, String> {
-    let mut n = 0;
+    bodies: &BTreeMap<&str, &Footprint<'a>>,
+) -> Result<Vec<OutsideCall<'m, 'a>>, String> {
+    let mut out = Vec::new();
     for name in created {
         let Some(f) = module.function(name) else { continue };
         for (user, _) in f.users() {
-            let inst = user.as_instruction().ok_or(format!("{name}: used by a non-instruction"))?;
-            let caller = inst
+            let call = user.as_instruction().ok_or(format!("{name}: used by a non-instruction"))?;
+            let caller = call
                 .parent_block()
                 .ok_or(format!("{name}: used by a parentless instruction"))?
                 .parent()
@@ -284,58 +299,12 @@ fn calls_to_turn_back(
             if restore.contains(caller.as_str()) || created.contains(caller.as_str()) {
                 continue;
             }
-            let (member, args) = original_call(inst, name, restore, bodies)
+            let (member, args) = original_call(call, name, restore, bodies)
                 .ok_or(format!("{name}: a call in {caller} cannot be turned back"))?;
-            // The call must hold all of the member's arguments.
-            if snapshot.module().function(member).is_none_or(|f| f.params().len() != args.len()) {
-                return Err(format!("{name}: member {member} cannot be called again"));
-            }
-            n += 1;
+            out.push(OutsideCall { call, member, args });
         }
     }
-    Ok(n)
-}
-
-/// Turns every call of a new body outside the unit's functions back into a call of its
-/// member (which exists again: restored). Returns how many.
-fn turn_back(
-    module: &Module<'_>,
-    restore: &BTreeSet<&str>,
-    created: &BTreeSet<&str>,
-    bodies: &BTreeMap<&str, &Footprint<'_>>,
-) -> usize {
-    let mut turned = 0;
-    for name in created {
-        let Some(f) = module.function(name) else { continue };
-        for (user, _) in f.users() {
-            let Some(call) = user.as_instruction() else { continue };
-            let Some(caller) = call.parent_block().map(|b| b.parent().name()) else { continue };
-            if restore.contains(caller.as_str()) || created.contains(caller.as_str()) {
-                continue;
-            }
-            let Some((member, args)) = original_call(call, name, restore, bodies) else {
-                continue;
-            };
-            let Some(target) = module.function(member) else { continue };
-            if target.params().len() != args.len() {
-                continue;
-            }
-            let b = Builder::new(module);
-            b.position_before(call);
-            let new = b.call(target.global_value_type(), target.as_value(), &args);
-            new.set_call_like_function(target);
-            new.copy_debug_loc_from(call);
-            if call.tail_call_kind() == TailCallKind::Tail {
-                new.set_tail_call_kind(TailCallKind::Tail);
-            }
-            if call.has_uses() {
-                call.replace_all_uses_with(new.as_value());
-            }
-            module.detach_instruction(call);
-            turned += 1;
-        }
-    }
-    turned
+    Ok(out)
 }
 
 /// The call the input made where `call` (a call of the new body `body`) now stands: the input
