@@ -25,6 +25,7 @@ const SOURCES: &[&str] = &[
     "shim/module_copy.cpp",
     "shim/plugin.cpp",
     "shim/restore.cpp",
+    "shim/subset.cpp",
     "shim/profiling/cfg.cpp",
     "shim/profiling/counters.cpp",
     "shim/profiling/pressure.cpp",

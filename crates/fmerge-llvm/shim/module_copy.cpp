@@ -1,17 +1,17 @@
 // Copies of modules and moving a module's contents into another.
 //
-// What. A module holding only some functions' definitions, for measuring their code
-// (`fm_clone_module_subset`); an exact copy with the use-list order (`fm_clone_module_exact`);
+// What. An exact copy with the use-list order (`fm_clone_module_exact`);
 // a copy read lazily, bodies on demand (`fm_clone_module_lazy`, `fm_materialize_all`);
 // a cloner's copy that shares named types (`fm_clone_module_sharing_types`); and moving all of
-// one module's contents into another module object (`fm_move_module_contents`).
+// one module's contents into another module object (`fm_move_module_contents`). Also the
+// helpers module copies share: dropping what nothing uses, reading a lazy body. (A module of a
+// few functions, for measuring them, is subset.cpp's.)
 //
-// Why. The size guard generates code for a few functions in threads of its own; the pass plugin
-// must leave its result in the module object the host owns. The C API only clones whole
-// modules, losing the use-list order that steers code generation.
+// Why. The size guard keeps its input to undo merges; the pass plugin must leave its result in
+// the module object the host owns. The C API only clones whole modules, losing the use-list
+// order that steers code generation.
 //
-// How. LLVM's CloneModule with a filter, then `dropUnreferenced` (shared with global merging);
-// the exact copy round-trips through bitcode with the use-list order kept; moving splices
+// How. The exact copy round-trips through bitcode with the use-list order kept; moving splices
 // LLVM's symbol lists and recreates comdats in the destination.
 
 #include "shim.h"
@@ -19,7 +19,6 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
-#include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalAlias.h"
 #include "llvm/IR/GlobalIFunc.h"
@@ -30,9 +29,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstring>
-#include <functional>
 #include <string>
-#include <unordered_set>
 
 using namespace llvm;
 using fmshim::collectErrors;
@@ -73,51 +70,6 @@ bool fmshim::materialized(Function *F) {
 }
 
 extern "C" {
-
-// A new module holding definitions of only the listed functions; every other global becomes a
-// declaration (global variables keep their initializers). Used to measure candidate functions by
-// generating code for just them; kept private functions become internal so they have symbols.
-LLVMModuleRef fm_clone_module_subset(LLVMModuleRef M, LLVMValueRef *Fns, size_t N) {
-  std::unordered_set<const GlobalValue *> Keep;
-  for (size_t i = 0; i < N; ++i) {
-    Keep.insert(unwrap<GlobalValue>(Fns[i]));
-    // From a lazily read module (the size guard's snapshot), the body is read now.
-    if (!fmshim::materialized(unwrap<Function>(Fns[i])))
-      return nullptr;
-  }
-  // A global whose initializer takes the address of a block in a function that becomes a
-  // declaration cannot be copied (there is no block to point at): it becomes a declaration too.
-  std::function<bool(const Constant *)> foreignBlockAddress = [&](const Constant *C) {
-    if (auto *BA = dyn_cast<BlockAddress>(C))
-      return Keep.count(BA->getFunction()) == 0;
-    if (isa<GlobalValue>(C))
-      return false;
-    for (const Use &U : C->operands())
-      if (auto *Op = dyn_cast<Constant>(U.get()))
-        if (foreignBlockAddress(Op))
-          return true;
-    return false;
-  };
-  ValueToValueMapTy VMap;
-  std::unique_ptr<Module> New = CloneModule(*unwrap(M), VMap, [&](const GlobalValue *GV) {
-    if (Keep.count(GV))
-      return true;
-    // Only constants' contents can shape a function's code (a memcpy from a constant string
-    // becomes immediate stores); other globals need not be copied.
-    auto *Var = dyn_cast<GlobalVariable>(GV);
-    return Var && Var->isConstant() &&
-           !(Var->hasInitializer() && foreignBlockAddress(Var->getInitializer()));
-  });
-  // Drop what no kept function reaches: every other function of a large module became a
-  // declaration, and reading those back in the measuring threads cost more than generating the
-  // code.
-  fmshim::dropUnreferenced(*New);
-  // Private functions get no symbol table entry, so their size could not be read back.
-  for (Function &F : *New)
-    if (!F.isDeclaration() && F.hasPrivateLinkage())
-      F.setLinkage(GlobalValue::InternalLinkage);
-  return wrap(New.release());
-}
 
 // An exact copy of `M` in the same context, use-list order included (CloneModule loses it, and
 // with it the code `llc` would generate). Returns null and a malloc'ed message on failure.

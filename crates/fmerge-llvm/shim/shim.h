@@ -1,7 +1,7 @@
 // fmerge's C++ shim: what its files share. Private to the shim.
 //
 // What. The shim is the few LLVM 22 facilities the C API does not expose, one file per job
-// (attributes.cpp, bodies.cpp, module_copy.cpp, restore.cpp, bitcode.cpp, codegen.cpp,
+// (attributes.cpp, bodies.cpp, module_copy.cpp, subset.cpp, restore.cpp, bitcode.cpp, codegen.cpp,
 // dominance.cpp, global_merge.cpp, hashing.cpp, diagnostics.cpp, plugin.cpp, and profiling/
 // for `fmerge instrument` and profiles). This header holds the helpers more than one of them uses.
 //

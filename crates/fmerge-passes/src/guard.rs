@@ -293,7 +293,7 @@ pub fn run<'c, R: Merges>(
         // the output's are compiled together, to keep every thread busy.
         let (after, input) = match &before {
             Some(_) => (sizes_of(module, target, &names, jobs)?, BTreeMap::new()),
-            None => input_sizes.sizes_with(snapshot.module(), module, target, &names, jobs)?,
+            None => input_sizes.sizes_with(&snapshot, module, target, &names, jobs)?,
         };
         let originals = before.as_ref().map_or(&input, |b| &b.functions);
         let losers = losing_units(&fresh, originals, &after);
@@ -391,14 +391,19 @@ impl InputSizes {
     /// in `input` (those not compiled before), all compiled in one batch.
     fn sizes_with<'c>(
         &mut self,
-        input: &Module<'c>,
+        input: &Snapshot<'c>,
         output: &Module<'c>,
         target: &Target,
         names: &BTreeSet<&str>,
         jobs: usize,
     ) -> Result<(SymbolSizes, SymbolSizes), LlvmError> {
+        // Bodies not read yet count no instructions, and the subsets are balanced by
+        // instruction count.
+        let unread: Vec<&str> =
+            names.iter().copied().filter(|n| !self.known.contains_key(*n)).collect();
+        input.materialize(&unread)?;
         let mut fresh = HashMap::new();
-        let mut both = [(output, &mut fresh), (input, &mut self.known)];
+        let mut both = [(output, &mut fresh), (input.module(), &mut self.known)];
         let mut sizes = measure_functions(&mut both, target, names, jobs)?.into_iter();
         Ok((sizes.next().expect("output"), sizes.next().expect("input")))
     }
