@@ -133,7 +133,7 @@ pub struct Target {
     /// The relocation model code is generated with (copies for other threads use it too).
     reloc: RelocMode,
     /// Whose process this is: the contexts that measure code on other threads are made with
-    /// it ([`measure_bitcode_in_parallel`]).
+    /// it ([`measure_bitcode_as_made`]).
     embedding: Embedding,
 }
 
@@ -333,56 +333,103 @@ fn is_executable(s: &object::Section<'_, '_>) -> bool {
 }
 
 /// Compiles modules given as bitcode for `target` on up to `jobs` threads and measures each.
-/// Every thread has its own LLVM context and target machine (LLVM contexts are not thread
-/// safe), so callers serialise the modules first. Results come back in input order and do not
-/// depend on `jobs`.
+/// Results come back in input order and do not depend on `jobs`.
 pub fn measure_bitcode_in_parallel(
     target: &Target,
     modules: &[Vec<u8>],
     jobs: usize,
 ) -> Vec<Result<SizeReport>> {
+    measure_bitcode_as_made(target, jobs, modules.iter().map(|m| Ok(m.clone())))
+}
+
+/// Compiles modules for `target` and measures each, while they are being made: `modules`
+/// yields each module's bitcode (or why it could not be made) on this thread, which may be
+/// using its own LLVM context to make them, and `jobs - 1` other threads compile what it has
+/// yielded so far; once it is done, this thread compiles too. Every thread compiles in an LLVM
+/// context and target machine of its own (contexts are not thread safe). One result per item,
+/// in order, an item's error passed through; results do not depend on `jobs`.
+pub fn measure_bitcode_as_made(
+    target: &Target,
+    jobs: usize,
+    modules: impl IntoIterator<Item = Result<Vec<u8>>>,
+) -> Vec<Result<SizeReport>> {
+    use std::sync::{Condvar, Mutex};
     // Every thread makes its own target machine like `target` (same triple and relocation
     // model: position-independent code is measurably larger around global addresses), and
     // its own context in the same process (`target.embedding`: inside a plugin's host, no
     // context installs fmerge's fatal-error handler).
     let (triple, reloc, embedding) = (target.triple.as_str(), target.reloc, target.embedding);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<Result<SizeReport>>>> =
-        modules.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    let work = |_: usize| {
-        let llvm = Llvm::with_embedding(embedding);
-        let target = Target::with_reloc(triple, reloc, embedding);
+    /// Bitcode waiting to be compiled, and whether more may come.
+    struct Queue {
+        waiting: std::collections::VecDeque<(usize, Vec<u8>)>,
+        done: bool,
+    }
+    let queue = Mutex::new(Queue { waiting: Default::default(), done: false });
+    let ready = Condvar::new();
+    let results: Mutex<Vec<Option<Result<SizeReport>>>> = Mutex::new(Vec::new());
+    let store = |k: usize, r: Result<SizeReport>| {
+        let mut results = results.lock().expect("no panics while holding the lock");
+        if results.len() <= k {
+            results.resize_with(k + 1, || None);
+        }
+        results[k] = Some(r);
+    };
+    let work = || {
+        let mut compiler = None;
         loop {
-            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if k >= modules.len() {
-                break;
-            }
+            let (k, bitcode) = {
+                let mut q = queue.lock().expect("no panics while holding the lock");
+                loop {
+                    if let Some(item) = q.waiting.pop_front() {
+                        break item;
+                    }
+                    if q.done {
+                        return;
+                    }
+                    q = ready.wait(q).expect("no panics while holding the lock");
+                }
+            };
+            let (llvm, target) = compiler.get_or_insert_with(|| {
+                (Llvm::with_embedding(embedding), Target::with_reloc(triple, reloc, embedding))
+            });
             let result = target.as_ref().map_err(clone_error).and_then(|t| {
-                let m = llvm.parse(std::path::Path::new("measurement"), &modules[k])?;
+                let m = llvm.parse(std::path::Path::new("measurement"), &bitcode)?;
                 measure_object(&t.emit_object_consuming(m)?)
             });
-            *slots[k].lock().expect("no panics while holding the lock") = Some(result);
+            store(k, result);
         }
     };
-    let jobs = jobs.clamp(1, modules.len().max(1));
-    if jobs == 1 {
-        work(0);
-    } else {
-        std::thread::scope(|s| {
-            for j in 0..jobs {
-                let work = &work;
-                s.spawn(move || work(j));
+    let make = || {
+        let mut count = 0;
+        for (k, item) in modules.into_iter().enumerate() {
+            count = k + 1;
+            match item {
+                Ok(bitcode) => {
+                    queue
+                        .lock()
+                        .expect("no panics while holding the lock")
+                        .waiting
+                        .push_back((k, bitcode));
+                    ready.notify_one();
+                }
+                Err(e) => store(k, Err(e)),
             }
-        });
-    }
-    slots
-        .into_iter()
-        .map(|s| {
-            s.into_inner()
-                .expect("no panics while holding the lock")
-                .expect("every module compiled")
-        })
-        .collect()
+        }
+        queue.lock().expect("no panics while holding the lock").done = true;
+        ready.notify_all();
+        count
+    };
+    let count = std::thread::scope(|s| {
+        for _ in 1..jobs.max(1) {
+            s.spawn(work);
+        }
+        let count = make();
+        work();
+        count
+    });
+    let mut results = results.into_inner().expect("no panics while holding the lock");
+    results.resize_with(count, || None);
+    results.into_iter().map(|r| r.expect("every module compiled")).collect()
 }
 
 fn clone_error(e: &LlvmError) -> LlvmError {

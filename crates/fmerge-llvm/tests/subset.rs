@@ -1,6 +1,7 @@
 //! Module subsets (what fmerge compiles to measure a few functions): exactly the globals the
 //! kept functions reach, constants with their contents, everything else a declaration, and a
-//! module that verifies, whether the source is read eagerly or lazily.
+//! module that verifies, whether the source is read eagerly or lazily; and measuring subsets
+//! while they are being made.
 
 use fmerge_llvm::{Llvm, Module};
 use std::path::Path;
@@ -119,5 +120,41 @@ fn a_module_with_an_ifunc_gives_subsets_that_verify() {
         subset.verify().unwrap_or_else(|e| panic!("the subset of {name}: {e}"));
         assert!(defines(&subset, name));
         assert!(!subset.to_text().contains("ifunc"), "{name}");
+    }
+}
+
+#[test]
+fn modules_are_measured_in_order_while_they_are_made_whatever_the_thread_count() {
+    let llvm = Llvm::new();
+    let m = parse(&llvm);
+    let target = fmerge_llvm::Target::for_module(&m, None).unwrap();
+    let names = ["kept", "helper", "other", "resolver"];
+    let measure = |jobs: usize| {
+        // Made one at a time on this thread, as the measuring threads compile the ones before;
+        // the third "fails" to be made and its error comes back in its place.
+        let made = names.iter().enumerate().map(|(k, name)| {
+            if k == 2 {
+                return Err(fmerge_llvm::LlvmError::InvalidIr { message: "not made".into() });
+            }
+            m.subset(&[m.function(name).unwrap()])?.to_bitcode()
+        });
+        fmerge_llvm::target::measure_bitcode_as_made(&target, jobs, made)
+    };
+    let one = measure(1);
+    assert_eq!(one.len(), names.len());
+    for (k, name) in names.iter().enumerate() {
+        match &one[k] {
+            Err(e) => assert!(k == 2 && e.to_string().contains("not made"), "{name}: {e}"),
+            Ok(r) => assert!(k != 2 && r.functions.keys().any(|s| s.contains(name)), "{name}"),
+        }
+    }
+    for jobs in [2, 3, 8] {
+        let other = measure(jobs);
+        for (a, b) in one.iter().zip(&other) {
+            assert_eq!(
+                a.as_ref().ok().map(|r| &r.functions),
+                b.as_ref().ok().map(|r| &r.functions)
+            );
+        }
     }
 }

@@ -433,7 +433,6 @@ fn measure_functions(
     jobs: usize,
 ) -> Result<Vec<SymbolSizes>, LlvmError> {
     // Code generation is per function: the split into subsets changes no size.
-    let mut bitcode = Vec::new();
     let mut groups_of = Vec::new();
     for (module, known) in modules.iter() {
         let missing: Vec<_> = names
@@ -444,22 +443,21 @@ fn measure_functions(
             .collect();
         // A fixed number of subsets, whatever `jobs`: which functions share a subset can
         // change a size by a few bytes, and the output must not depend on the thread count.
-        let groups = crate::measure::balanced_groups(&missing, SUBSETS);
-        let refs: Vec<&[_]> = groups.iter().map(Vec::as_slice).collect();
-        bitcode.extend(crate::measure::subsets_as_bitcode(module, &refs));
-        groups_of.push(
-            groups
-                .iter()
-                .map(|g| g.iter().map(|f| f.name()).collect::<Vec<_>>())
-                .collect::<Vec<_>>(),
-        );
+        groups_of.push(crate::measure::balanced_groups(&missing, SUBSETS));
     }
+    let refs: Vec<Vec<&[_]>> =
+        groups_of.iter().map(|gs| gs.iter().map(Vec::as_slice).collect()).collect();
+    // Subsets are made (on this thread) while those made before are compiled.
+    let bitcode = modules
+        .iter()
+        .zip(&refs)
+        .flat_map(|((module, _), groups)| crate::measure::subsets_as_bitcode(module, groups));
     let mut measured = Sizes::of_bitcode(target, bitcode, jobs).into_iter();
     let mut out = Vec::new();
-    for ((module, known), groups) in modules.iter_mut().zip(groups_of) {
+    for ((module, known), groups) in modules.iter_mut().zip(&groups_of) {
         for group in groups {
             let sizes = measured.next().expect("one result per subset")?;
-            for name in group {
+            for name in group.iter().map(|f| f.name()) {
                 // Mach-O symbols carry a leading underscore.
                 let symbol = [name.clone(), format!("_{name}")]
                     .into_iter()

@@ -4,7 +4,7 @@
 //! declaration), compiled in-process, and read back symbol by symbol. Many decisions are
 //! measured with one compilation: callers gather all candidates first.
 
-use fmerge_llvm::target::measure_bitcode_in_parallel;
+use fmerge_llvm::target::measure_bitcode_as_made;
 use fmerge_llvm::{Function, Module, Result, Target};
 use std::collections::BTreeMap;
 
@@ -30,21 +30,17 @@ impl Sizes {
         Sizes::of_bitcode(target, subsets_as_bitcode(module, groups), jobs)
     }
 
-    /// Sizes of modules already made by [`subsets_as_bitcode`] (of one module or several),
-    /// compiled on up to `jobs` threads, one result per entry.
+    /// Sizes of the modules `bitcode` yields ([`subsets_as_bitcode`], of one module or
+    /// several), compiled on up to `jobs` threads while the next ones are being made, one
+    /// result per entry.
     pub fn of_bitcode(
         target: &Target,
-        bitcode: Vec<Result<Vec<u8>>>,
+        bitcode: impl IntoIterator<Item = Result<Vec<u8>>>,
         jobs: usize,
     ) -> Vec<Result<Sizes>> {
-        let valid: Vec<Vec<u8>> = bitcode.iter().filter_map(|b| b.as_ref().ok().cloned()).collect();
-        let mut measured = measure_bitcode_in_parallel(target, &valid, jobs).into_iter();
-        bitcode
+        measure_bitcode_as_made(target, jobs, bitcode)
             .into_iter()
-            .map(|b| {
-                b.and_then(|_| measured.next().expect("one result per module"))
-                    .map(|report| Sizes { by_symbol: report.functions })
-            })
+            .map(|r| r.map(|report| Sizes { by_symbol: report.functions }))
             .collect()
     }
 
@@ -64,21 +60,22 @@ impl Sizes {
     }
 }
 
-/// Each group of functions of `module` copied into a module subset of its own, as bitcode. A
-/// subset that does not verify is reported as an error (and would crash LLVM's bitcode
+/// Each group of functions of `module` copied into a module subset of its own, as bitcode,
+/// made as the result is iterated (on this thread: the module's context is not thread safe).
+/// A subset that does not verify is reported as an error (and would crash LLVM's bitcode
 /// writer), never written.
-pub fn subsets_as_bitcode(module: &Module<'_>, groups: &[&[Function<'_>]]) -> Vec<Result<Vec<u8>>> {
-    groups
-        .iter()
-        .map(|fns| {
-            let subset = module.subset(fns)?;
-            let v = subset.verify();
-            if let (Err(e), Some(_)) = (&v, std::env::var_os("FMERGE_DEBUG_MEASURE")) {
-                eprintln!("measure: subset does not verify: {e}");
-            }
-            v.and_then(|()| subset.to_bitcode())
-        })
-        .collect()
+pub fn subsets_as_bitcode<'a>(
+    module: &'a Module<'_>,
+    groups: &'a [&'a [Function<'a>]],
+) -> impl Iterator<Item = Result<Vec<u8>>> + 'a {
+    groups.iter().map(|fns| {
+        let subset = module.subset(fns)?;
+        let v = subset.verify();
+        if let (Err(e), Some(_)) = (&v, std::env::var_os("FMERGE_DEBUG_MEASURE")) {
+            eprintln!("measure: subset does not verify: {e}");
+        }
+        v.and_then(|()| subset.to_bitcode())
+    })
 }
 
 /// `fns` split into at most `n` groups of about as many instructions each (the largest
