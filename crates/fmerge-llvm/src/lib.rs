@@ -21,6 +21,7 @@
 //! - [`cost`]: TTI code-size estimates.
 //! - [`profiling`]: edge-profiling counters, their runtime, and profiles put back as `!prof`.
 //! - [`output`]: writing results atomically.
+//! - [`memory`]: handing freed memory back to the system between phases.
 //! - [`plugin`]: the pass plugin's registration and the host's module (`shim/plugin.cpp`).
 
 pub mod cost;
@@ -29,6 +30,7 @@ pub mod error;
 mod ffi;
 pub mod ir;
 pub mod lower;
+pub mod memory;
 pub mod module;
 pub mod output;
 pub mod plugin;

@@ -295,6 +295,8 @@ pub fn run<'c, R: Merges>(
             Some(_) => (sizes_of(module, target, &names, jobs)?, BTreeMap::new()),
             None => input_sizes.sizes_with(&snapshot, module, target, &names, jobs)?,
         };
+        // Measuring freed the subsets and what the measuring threads allocated.
+        fmerge_llvm::memory::release_freed_memory(module.embedding());
         let originals = before.as_ref().map_or(&input, |b| &b.functions);
         let losers = losing_units(&fresh, originals, &after);
         if losers.is_empty() {

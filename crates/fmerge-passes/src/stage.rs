@@ -37,6 +37,8 @@ pub fn drive(stage: &mut dyn Stage, session: &mut Session<'_, '_>) {
         stats.rounds += 1;
         let merged = stage.run_round(session, &mut stats);
         session.module.sweep();
+        // A round frees what it built (a lowering of the module, candidate bodies).
+        fmerge_llvm::memory::release_freed_memory(session.module.embedding());
         let report = &session.run.report;
         session.run.progress.detail(&format!(
             "round {}, {} merges so far, about {} bytes saved",

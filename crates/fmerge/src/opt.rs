@@ -47,6 +47,8 @@ pub fn run(args: OptArgs) -> Result<()> {
     };
     let report = fmerge_passes::optimize(&mut module, &target, &opts, measure, &progress)?;
     progress.step("writing output");
+    // Writing needs a copy of the output and LLVM's tables for it.
+    fmerge_llvm::memory::release_freed_memory(module.embedding());
     if args.emit == EmitKind::Obj {
         // Only now: merges are priced without the outliner. A function's size in a module
         // subset with the outliner on depends on which other functions are in the subset, and
