@@ -171,10 +171,6 @@ impl Llvm {
     }
 }
 
-/// Fails unless LLVM's reader accepts `bytes` (bitcode LLVM's writer produced), read lazily:
-/// everything but function bodies. A corrupt input can hold values LLVM's reader accepted but
-/// whose written form it rejects; fmerge then reports the input as unreadable instead of
-
 /// Parses bitcode or textual IR into a module of `ctx`; the error is LLVM's message. LLVM 22's
 /// parser reads the buffer without taking it (inkwell hands it over and never frees it: 16 MB
 /// lost per 16 MB module, and every measured subset's bitcode with it), so the buffer is made
@@ -215,6 +211,9 @@ fn parse_ir<'ctx>(
     Ok(unsafe { inkwell::module::Module::new(module) })
 }
 
+/// Fails unless LLVM's reader accepts `bytes` (bitcode LLVM's writer produced), read lazily:
+/// everything but function bodies. A corrupt input can hold values LLVM's reader accepted but
+/// whose written form it rejects; fmerge then reports the input as unreadable instead of
 /// writing a file no tool can read.
 pub fn check_bitcode(bytes: &[u8]) -> Result<()> {
     let mut err = std::ptr::null_mut();
