@@ -96,21 +96,26 @@ LLVMModuleRef fm_clone_module_exact(LLVMModuleRef MRef, char **Err) {
 
 // A copy of `M` in the same context whose function bodies are read only when needed: what the
 // size guard keeps of its input (a few functions are ever measured or put back). Its named
-// struct types are other types than M's, named like them with a suffix (`%T.4` for `%T`).
-// Returns null and a malloc'ed message on failure.
-LLVMModuleRef fm_clone_module_lazy(LLVMModuleRef MRef, char **Err) {
+// struct types are other types than M's, named like them with a suffix (`%T.4` for `%T`). When
+// `Source` is not null it is the bitcode `M` was read from, unchanged since (`Len` bytes), read
+// again instead of writing M out. Returns null and a malloc'ed message on failure.
+LLVMModuleRef fm_clone_module_lazy(LLVMModuleRef MRef, const char *Source, size_t Len,
+                                   char **Err) {
   *Err = nullptr;
   Module *M = unwrap(MRef);
   SmallString<0> Buf;
-  raw_svector_ostream OS(Buf);
-  std::string Message = collectErrors(M->getContext(), [&] { WriteBitcodeToFile(*M, OS); });
-  if (!Message.empty()) {
-    *Err = strdup(Message.c_str());
-    return nullptr;
+  if (!Source) {
+    raw_svector_ostream OS(Buf);
+    std::string Message = collectErrors(M->getContext(), [&] { WriteBitcodeToFile(*M, OS); });
+    if (!Message.empty()) {
+      *Err = strdup(Message.c_str());
+      return nullptr;
+    }
+    Source = Buf.data();
+    Len = Buf.size();
   }
   auto Parsed = getOwningLazyBitcodeModule(
-      MemoryBuffer::getMemBufferCopy(StringRef(Buf.data(), Buf.size()), "snapshot"),
-      M->getContext());
+      MemoryBuffer::getMemBufferCopy(StringRef(Source, Len), "snapshot"), M->getContext());
   if (!Parsed) {
     *Err = strdup(toString(Parsed.takeError()).c_str());
     return nullptr;

@@ -115,7 +115,12 @@ unsafe extern "C" {
     ) -> i32;
     pub fn fm_check_bitcode(data: *const c_char, len: usize, err: *mut *mut c_char) -> i32;
     pub fn fm_clone_module_exact(m: LLVMModuleRef, err: *mut *mut c_char) -> LLVMModuleRef;
-    pub fn fm_clone_module_lazy(m: LLVMModuleRef, err: *mut *mut c_char) -> LLVMModuleRef;
+    pub fn fm_clone_module_lazy(
+        m: LLVMModuleRef,
+        source: *const c_char,
+        len: usize,
+        err: *mut *mut c_char,
+    ) -> LLVMModuleRef;
     pub fn fm_materialize_all(m: LLVMModuleRef, err: *mut *mut c_char) -> i32;
     pub fn fm_type_pairs_new(from: LLVMModuleRef, to: LLVMModuleRef) -> *mut FmTypePairs;
     pub fn fm_type_pairs_free(p: *mut FmTypePairs);

@@ -117,11 +117,20 @@ impl Llvm {
 
     /// Reads a bitcode (`.bc`) or textual (`.ll`) module.
     pub fn load(&self, path: &Path) -> Result<Module<'_>> {
-        let bytes = std::fs::read(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => LlvmError::NotFound { path: path.to_path_buf() },
-            _ => LlvmError::Io { path: path.to_path_buf(), source: e },
-        })?;
-        self.parse(path, &bytes)
+        self.parse(path, &read(path)?)
+    }
+
+    /// [`Llvm::load`], the module keeping the bitcode it was read from (if bitcode) until it
+    /// changes, so that a lazy copy of it reads that again instead of writing the module out.
+    /// For callers that copy the module before changing it through handles, or that call
+    /// [`Module::forget_source`] when they do.
+    pub fn load_keeping_source(&self, path: &Path) -> Result<Module<'_>> {
+        let bytes = read(path)?;
+        let module = self.parse(path, &bytes)?;
+        if bitcode::looks_like_bitcode(&bytes) {
+            *module.source.borrow_mut() = Some(bytes);
+        }
+        Ok(module)
     }
 
     /// Parses a module from memory; `path` only names it in messages.
@@ -169,6 +178,14 @@ impl Llvm {
         }
         Ok(module)
     }
+}
+
+/// The bytes of the file at `path`.
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => LlvmError::NotFound { path: path.to_path_buf() },
+        _ => LlvmError::Io { path: path.to_path_buf(), source: e },
+    })
 }
 
 /// Parses bitcode or textual IR into a module of `ctx`; the error is LLVM's message. LLVM 22's
@@ -246,6 +263,11 @@ pub struct Module<'c> {
     /// Instructions taken out of their functions by [`Module::detach_instruction`], freed at
     /// the next sweep (a module dropped unswept leaks these few husks; they refer to nothing).
     detached: RefCell<Vec<LLVMValueRef>>,
+    /// The bitcode the module was read from, while nothing has changed it: a lazy copy reads
+    /// it again instead of writing the module out ([`Module::lazy_copy`]). Every change made
+    /// through `&mut self` or to the module's target forgets it; callers that change the
+    /// module through handles before copying it call [`Module::forget_source`].
+    source: RefCell<Option<Vec<u8>>>,
 }
 
 impl<'c> Module<'c> {
@@ -264,7 +286,14 @@ impl<'c> Module<'c> {
             doomed: RefCell::new(Vec::new()),
             doomed_insts: RefCell::new(Vec::new()),
             detached: RefCell::new(Vec::new()),
+            source: RefCell::new(None),
         }
+    }
+
+    /// Forgets the bitcode the module was read from: the module is about to change (or has
+    /// changed) through handles.
+    pub fn forget_source(&self) {
+        self.source.borrow_mut().take();
     }
 
     /// Whose process the module lives in.
@@ -357,6 +386,7 @@ impl<'c> Module<'c> {
     }
 
     pub fn set_triple(&self, triple: &str) {
+        self.forget_source();
         let t = c_string(triple);
         // SAFETY: valid module; LLVM copies the string.
         unsafe { c::LLVMSetTarget(self.raw(), t.as_ptr()) }
@@ -370,6 +400,7 @@ impl<'c> Module<'c> {
     }
 
     pub fn set_data_layout(&self, dl: &str) {
+        self.forget_source();
         let t = c_string(dl);
         // SAFETY: valid module; LLVM copies the string.
         unsafe { c::LLVMSetDataLayout(self.raw(), t.as_ptr()) }
@@ -473,6 +504,7 @@ impl<'c> Module<'c> {
     /// [`Module::defer_erase`] that have no uses left; returns how many functions were erased.
     /// Anything that still has uses is kept (and stays correct).
     pub fn sweep(&mut self) -> usize {
+        self.forget_source();
         let insts = std::mem::take(self.doomed_insts.get_mut());
         let mut seen_insts = std::collections::HashSet::new();
         for i in insts {
@@ -512,6 +544,7 @@ impl<'c> Module<'c> {
     /// Erases the functions `names` (those the module has) now, if every use of each is in
     /// the body of one of them; returns `false` and changes nothing otherwise.
     pub fn erase_functions(&mut self, names: &[&str]) -> bool {
+        self.forget_source();
         // Whatever is queued goes first, so that nothing queued can be inside them.
         self.sweep();
         let raws: Vec<LLVMValueRef> =
@@ -604,9 +637,13 @@ impl<'c> Module<'c> {
     /// named like them with a numeric suffix.
     pub fn lazy_copy(&self) -> Result<Module<'c>> {
         let mut err = std::ptr::null_mut();
-        // SAFETY: live module; a fresh module (owning its bitcode) or a malloc'ed message.
+        let source = self.source.borrow();
+        let (ptr, len) = source.as_ref().map_or((std::ptr::null(), 0), |b| (b.as_ptr(), b.len()));
+        // SAFETY: live module; `source` (null, or `len` bytes it borrows for the call) is the
+        // bitcode the module was read from, unchanged since; a fresh module (owning a copy of
+        // its bitcode) or a malloc'ed message.
         unsafe {
-            let raw = crate::ffi::fm_clone_module_lazy(self.raw(), &mut err);
+            let raw = crate::ffi::fm_clone_module_lazy(self.raw(), ptr.cast(), len, &mut err);
             if raw.is_null() {
                 return Err(LlvmError::Codegen {
                     message: format!("copying the module: {}", crate::ffi::take_message(err)),
@@ -666,6 +703,7 @@ impl<'c> Module<'c> {
 
     /// Links `other` into this module (it is consumed).
     pub fn link(&mut self, mut other: Module<'c>, path: &Path) -> Result<()> {
+        self.forget_source();
         assert!(other.owned, "a host's module cannot be linked away");
         other.owned = false;
         // SAFETY: `other` no longer owns its module (its drop will not free it), so the module
@@ -680,6 +718,7 @@ impl<'c> Module<'c> {
     /// context), keeping this module's identity: a pass plugin must hand its result back in
     /// the module object the host (clang, opt, lld) owns.
     pub fn replace_contents(&mut self, other: Module<'c>) {
+        self.forget_source();
         // SAFETY: `&mut self`: no handle into this module is alive, so the globals the shim
         // erases here dangle nowhere; `other` is consumed, so no handle into it is alive
         // either, and it is freed (empty) when dropped below. Both modules are live and of
@@ -711,6 +750,7 @@ impl<'c> Module<'c> {
 
     /// Runs a new-pass-manager pipeline (e.g. `default<Oz>`, `mergefunc`) on the module.
     pub fn run_passes(&mut self, pipeline: &str, target: &crate::target::Target) -> Result<()> {
+        self.forget_source();
         self.verify()?;
         let opts = inkwell::passes::PassBuilderOptions::create();
         self.inner

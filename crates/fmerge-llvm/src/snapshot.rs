@@ -27,6 +27,8 @@ impl<'c> Snapshot<'c> {
     /// A snapshot of `working` as it is now.
     pub fn of(working: &Module<'c>) -> Result<Snapshot<'c>> {
         let module = working.lazy_copy()?;
+        // The working module is about to change through handles.
+        working.forget_source();
         // SAFETY: the shim returns a new object that this snapshot owns and frees.
         let pairs = unsafe { ffi::fm_type_pairs_by_name() };
         Ok(Snapshot { module, pairs })

@@ -64,6 +64,8 @@ pub fn optimize(
         run_stages(module, target, opts, profile, gate, resume, progress)
     };
     let (ran, record, text_bytes) = if measure == Measure::Nothing {
+        // No copy of the input is made: what it was read from is not needed.
+        module.forget_source();
         (stages(module, &Gate::limited(opts.bisect_limit), None)?, None, None)
     } else {
         let whole = measure == Measure::Text;

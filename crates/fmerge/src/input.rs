@@ -27,8 +27,22 @@ pub fn load<'c>(llvm: &'c Llvm, paths: &[PathBuf]) -> Result<Module<'c>> {
 
 /// Reads and verifies one input.
 pub fn load_one<'c>(llvm: &'c Llvm, path: &Path) -> Result<Module<'c>> {
+    read_one(llvm, path, false)
+}
+
+/// Reads and verifies the inputs of `fmerge opt`: one bitcode file is kept alongside its module
+/// until the module changes ([`Llvm::load_keeping_source`]), so that the size guard's copy of
+/// the input reads it again instead of writing the module out.
+pub fn load_for_merging<'c>(llvm: &'c Llvm, paths: &[PathBuf]) -> Result<Module<'c>> {
+    match paths {
+        [one] => read_one(llvm, one, true),
+        _ => load(llvm, paths),
+    }
+}
+
+fn read_one<'c>(llvm: &'c Llvm, path: &Path, keep_source: bool) -> Result<Module<'c>> {
     crate::supervise::note_reading(path);
-    let module = llvm.load(path)?;
+    let module = if keep_source { llvm.load_keeping_source(path)? } else { llvm.load(path)? };
     module.verify()?;
     crate::supervise::note_read(path);
     Ok(module)

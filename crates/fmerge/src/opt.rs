@@ -17,7 +17,7 @@ pub fn run(args: OptArgs) -> Result<()> {
     let progress = Progress::new(args.quiet || args.json);
     progress.step("reading input");
     let llvm = Llvm::new();
-    let mut module = crate::input::load(&llvm, &args.inputs)?;
+    let mut module = crate::input::load_for_merging(&llvm, &args.inputs)?;
     let target = Target::for_module(&module, args.target.as_deref())?;
     if args.target.is_some() {
         target.retarget(&module);
@@ -25,6 +25,8 @@ pub fn run(args: OptArgs) -> Result<()> {
     let profile_use = match &args.profile {
         Some(path) => {
             let profile = crate::profiling::read_profile_file(path)?;
+            // Counts go into the module's functions.
+            module.forget_source();
             let used = fmerge_passes::profiling::apply::apply_profile(&module, &profile);
             if !used.stale.is_empty() {
                 eprintln!(
