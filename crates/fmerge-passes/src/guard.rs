@@ -405,9 +405,12 @@ impl InputSizes {
             names.iter().copied().filter(|n| !self.known.contains_key(*n)).collect();
         input.materialize(&unread)?;
         let mut fresh = HashMap::new();
-        let mut both = [(output, &mut fresh), (input.module(), &mut self.known)];
+        // The input's functions first: they are the larger (merging made the output's
+        // smaller), and compiling the largest first keeps every thread busy to the end.
+        let mut both = [(input.module(), &mut self.known), (output, &mut fresh)];
         let mut sizes = measure_functions(&mut both, target, names, jobs)?.into_iter();
-        Ok((sizes.next().expect("output"), sizes.next().expect("input")))
+        let input = sizes.next().expect("input");
+        Ok((sizes.next().expect("output"), input))
     }
 }
 

@@ -56,8 +56,10 @@ const STAGE: &str = "similar";
 const EXPLORE: usize = 3;
 /// Pairs whose alignment shares less than this fraction of instructions are not tried.
 const MIN_ALIGNMENT: f64 = 0.3;
-/// Close calls settled together by one code generation.
-const BATCH: usize = 96;
+/// Close calls settled together by one code generation. A pending close call takes its
+/// functions out of the search until it is settled: halving the batch from 96 found more
+/// merges (corpus `.text`: zstd -1,593 bytes, fd -192, tokei -16, six others equal).
+const BATCH: usize = 48;
 
 /// Traits that rule out a merged body or a thunk.
 const BLOCKING: u32 = traits::VARARGS
