@@ -287,7 +287,7 @@ fn summarize(s: &Session, executables: &[(PathBuf, bool)]) -> Summary {
 }
 
 /// Prints the report; fails when nothing could be merged because of library crate types.
-fn report(s: &Session, summary: &Summary, json: bool, to_stderr: bool) -> Result<()> {
+fn report(summary: &Summary, json: bool, to_stderr: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string_pretty(summary)?);
     } else {
@@ -300,15 +300,14 @@ fn report(s: &Session, summary: &Summary, json: bool, to_stderr: bool) -> Result
             std::io::stdout().flush()?;
         }
     }
-    let _ = s;
     if summary.binaries.is_empty() && summary.not_merged.is_empty() && !summary.libraries.is_empty()
     {
         let n: &Note = &summary.libraries[0];
         bail!(
             "nothing to merge: `{}` is a {}, not a program. cargo fmerge merges whole programs \
-             (binaries, examples, test harnesses). For a {} build with fmerge's pass plugin in \
-             the final link (README: \"Rust: the plugin in the linker\"), or run `fmerge opt` \
-             without --whole-program on its fat-LTO module",
+             (binaries, examples, test harnesses), whose only entry is `main`. To merge a {}, \
+             load fmerge's pass plugin into the link that uses it (README: \"Rust: the plugin in \
+             the linker\"), or run `fmerge opt` without --whole-program on its fat-LTO module",
             n.crate_name,
             n.crate_type,
             n.crate_type
@@ -343,7 +342,7 @@ pub fn run(command: Command) -> Result<i32> {
                 print_errors(&s);
                 return Ok(code);
             }
-            report(&s, &summarize(&s, &exes), o.json, false)?;
+            report(&summarize(&s, &exes), o.json, false)?;
             Ok(0)
         }
         "test" => {
@@ -356,7 +355,7 @@ pub fn run(command: Command) -> Result<i32> {
                 print_errors(&s);
                 return Ok(code);
             }
-            report(&s, &summarize(&s, &exes), o.json, !o.json)?;
+            report(&summarize(&s, &exes), o.json, !o.json)?;
             let (code, _) = run_cargo("test", &s, args, false)?;
             Ok(code)
         }
@@ -364,7 +363,7 @@ pub fn run(command: Command) -> Result<i32> {
             let (code, _) = run_cargo("run", &s, args, false)?;
             let summary = summarize(&s, &[]);
             if !summary.binaries.is_empty() || code == 0 {
-                report(&s, &summary, o.json, !o.json)?;
+                report(&summary, o.json, !o.json)?;
             } else {
                 print_errors(&s);
             }
