@@ -14,8 +14,8 @@ use std::path::PathBuf;
 
 const LONG_ABOUT: &str = "\
 Builds each selected binary as one fat-LTO module, merges identical and similar functions
-across the whole program (standard library and dependencies included) with `fmerge opt
---whole-program`, generates the code with the options rustc would use, and links it with
+across the whole program (standard library and dependencies included) with `fmerge opt`,
+generates the code with the options rustc would use, and links it with
 rustc's own link command: native libraries from build scripts, `-C link-arg`s and your linker
 keep working. The binaries land where cargo puts them (target/release/NAME).
 

@@ -7,8 +7,11 @@
 //! cargo's freshness checks, `cargo run` and `cargo test` see the merged binary.
 //!
 //! How: (1) run the real linker with rustc's arguments as they are: rustc's own fat-LTO
-//! binary, the "before"; (2) `fmerge opt --whole-program` on the fat-LTO module rustc wrote
-//! (`--emit llvm-bc`); (3) `llc` with the options rustc's code generation uses (the plan's
+//! binary, the "before"; (2) `fmerge opt` on the fat-LTO module rustc wrote (`--emit
+//! llvm-bc`). Not `--whole-program`: rustc's fat LTO has made internal every function but the
+//! program's exported ones (`main`, and `#[no_mangle]` functions that C code linked in may
+//! call by name), and `--whole-program` would let fmerge erase those; on fd both give the same
+//! bytes; (3) `llc` with the options rustc's code generation uses (the plan's
 //! `llc_args`); (4) the real linker again with the same arguments, the fat-LTO object
 //! replaced by the merged one (in a response file too, rewritten line by line), writing next
 //! to the output; (5) the smaller of the two binaries is left in place (fmerge's size guard
@@ -221,7 +224,6 @@ fn merge(plan: &LinkPlan, args: &[String]) -> Result<()> {
     let mut opt_args: Vec<String> = vec![
         "opt".into(),
         plan.bitcode.display().to_string(),
-        "--whole-program".into(),
         "-o".into(),
         merged_bc.display().to_string(),
         "--report".into(),

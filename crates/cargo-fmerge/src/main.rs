@@ -8,7 +8,7 @@
 //! - the rustc wrapper ([`rustc`]), for every crate cargo compiles: plans the link of
 //!   programs and passes everything else through;
 //! - the linker ([`link`]), for every planned link: links as rustc asked, merges the fat-LTO
-//!   module with `fmerge opt --whole-program`, generates code with `llc` as rustc would, and
+//!   module with `fmerge opt`, generates code with `llc` as rustc would, and
 //!   links again with the same command.
 //!
 //! It needs no LLVM of its own: fmerge, llc and rustc run as processes.

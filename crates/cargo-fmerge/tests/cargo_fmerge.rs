@@ -98,6 +98,10 @@ fn json(out: &Output) -> Value {
         .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)))
 }
 
+fn json_file(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
 /// The report's binary whose path ends with `suffix`.
 fn binary<'a>(report: &'a Value, suffix: &str) -> &'a Value {
     report["binaries"]
@@ -180,9 +184,24 @@ fn a_build_script_linking_c_with_the_target_spelled_out() {
         root,
         &report,
         &path,
-        "clib {\"alpha\": 534493519, \"beta\": 1490252405, \"delta\": 3408894159, \
-         \"gamma\": 2597406343}\nclib {4: 1490252405, 5: 3408894159}\n",
+        "clib {\"alpha\": 2471027129, \"beta\": 1407315362, \"delta\": 167271022, \
+         \"gamma\": 3641980864}\nclib {4: 1407315362, 5: 167271022} 2486672152\n",
     );
+
+    // fmerge merged `clib_weight`, which the C library calls by name, and it still links:
+    // the merged program keeps every function the program exports.
+    let deps = root.join(format!("target/{target}/release/deps"));
+    let merged_weight = std::fs::read_dir(&deps).unwrap().flatten().any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        name.starts_with("clib-")
+            && name.ends_with(".fmerge.report.json")
+            && json_file(&e.path())["merges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["originals"].as_array().unwrap().iter().any(|o| o == "clib_weight"))
+    });
+    assert!(merged_weight, "no merge of clib_weight in {}", deps.display());
 
     // A failure after rustc's own link names what failed and shows rustc's link command.
     std::fs::write(root.join("src/extra.rs"), "").unwrap();
