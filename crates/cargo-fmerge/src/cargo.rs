@@ -277,13 +277,28 @@ fn summarize(s: &Session, executables: &[(PathBuf, bool)]) -> Summary {
             summary.not_merged.push(exe.clone());
         }
     }
-    // Links cargo did not name (`cargo run`): where rustc wrote them.
+    // Links cargo did not name (`cargo run`): where cargo copied them, else where rustc
+    // wrote them.
     for r in records.into_iter().filter(|r| !used.contains(&r.output)) {
         if !summary.binaries.iter().any(|b| b.record.binary_hash == r.binary_hash) {
-            summary.binaries.push(Binary { path: r.output.clone(), fresh: false, record: r });
+            let path = uplifted(&r).unwrap_or_else(|| r.output.clone());
+            summary.binaries.push(Binary { path, fresh: false, record: r });
         }
     }
     summary
+}
+
+/// Where cargo copies a binary rustc wrote to `deps/`: `target/release/NAME`, the same file.
+fn uplifted(r: &Record) -> Option<PathBuf> {
+    let deps = r.output.parent()?;
+    if deps.file_name()? != "deps" {
+        return None;
+    }
+    let dir = deps.parent()?;
+    [r.crate_name.clone(), r.crate_name.replace('_', "-")]
+        .into_iter()
+        .map(|name| dir.join(name))
+        .find(|p| plan::file_hash(p).is_ok_and(|h| h == r.binary_hash))
 }
 
 /// Prints the report; fails when nothing could be merged because of library crate types.

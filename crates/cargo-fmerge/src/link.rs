@@ -73,7 +73,7 @@ impl LinkArgs {
         let items = self
             .items
             .iter()
-            .map(|item| match item {
+            .flat_map(|item| match item {
                 Item::Arg(a) => match f(a) {
                     Some(new) => new.into_iter().map(Item::Arg).collect(),
                     None => vec![item.clone()],
@@ -89,7 +89,6 @@ impl LinkArgs {
                     vec![Item::File { lines }]
                 }
             })
-            .flatten()
             .collect();
         LinkArgs { items }
     }
