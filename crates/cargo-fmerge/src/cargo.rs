@@ -376,10 +376,11 @@ pub fn run(command: Command) -> Result<i32> {
         }
         _ => {
             let (code, _) = run_cargo("run", &s, args, false)?;
+            // Only what was linked now: an up-to-date binary was reported when it was built.
             let summary = summarize(&s, &[]);
-            if !summary.binaries.is_empty() || code == 0 {
+            if !summary.binaries.is_empty() {
                 report(&summary, o.json, !o.json)?;
-            } else {
+            } else if code != 0 {
                 print_errors(&s);
             }
             Ok(code)

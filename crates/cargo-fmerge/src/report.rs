@@ -208,6 +208,14 @@ pub fn human(summary: &Summary, cwd: &Path) -> String {
             path.display()
         );
     }
+    if summary.binaries.is_empty() && summary.not_merged.is_empty() && summary.libraries.is_empty()
+    {
+        let _ = writeln!(
+            s,
+            "fmerge: no program was linked (cargo fmerge merges binaries, examples and test \
+             harnesses)"
+        );
+    }
     for n in &summary.libraries {
         let _ = writeln!(
             s,
