@@ -191,8 +191,10 @@ fn run_cargo(
     for (k, v) in &s.env {
         cmd.env(k, v);
     }
+    let progress = Progress::start(s.dir.path());
     if !json {
         let status = cmd.status().with_context(|| format!("running `{cargo} {sub}`"))?;
+        progress.stop();
         return Ok((status.code().unwrap_or(1), Vec::new()));
     }
     let mut child =
@@ -213,7 +215,80 @@ fn run_cargo(
         }
     }
     let status = child.wait()?;
+    progress.stop();
     Ok((status.code().unwrap_or(1), executables))
+}
+
+/// Progress lines on stderr while cargo runs, from the files the linker role leaves in the
+/// session: when a program's merging starts and when it is done.
+struct Progress {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    fn start(session: &Path) -> Progress {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let (flag, session) = (stop.clone(), session.to_path_buf());
+        let thread = std::thread::spawn(move || {
+            let mut shown = HashSet::new();
+            loop {
+                // Read the flag first: one last look after cargo is done.
+                let last = flag.load(Ordering::Relaxed);
+                for line in progress_lines(&session, &mut shown) {
+                    eprintln!("{line}");
+                }
+                if last {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+        });
+        Progress { stop, thread: Some(thread) }
+    }
+
+    fn stop(mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// New progress lines: `Merging` for each program started, `Merged` for each done.
+fn progress_lines(session: &Path, shown: &mut HashSet<PathBuf>) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut files = |dir: &str| -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(session.join(dir)) else { return Vec::new() };
+        let mut new: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| !p.to_string_lossy().contains(".tmp") && !shown.contains(p))
+            .collect();
+        new.sort();
+        shown.extend(new.iter().cloned());
+        new
+    };
+    for p in files("started") {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        let (name, size) = text.split_once('\t').unwrap_or((&text, "0"));
+        let mb = size.parse::<f64>().unwrap_or(0.0) / 1e6;
+        lines.push(format!("     Merging {name} (fat-LTO module, {mb:.1} MB) with fmerge"));
+    }
+    for p in files("records") {
+        if let Some(r) =
+            std::fs::read(&p).ok().and_then(|b| serde_json::from_slice::<Record>(&b).ok())
+        {
+            let saved = r.text_before as f64 - r.text_after as f64;
+            let pct = if r.text_before > 0 { 100.0 * saved / r.text_before as f64 } else { 0.0 };
+            lines.push(format!(
+                "      Merged {}: .text -{pct:.2}% in {:.1} s",
+                r.crate_name, r.seconds
+            ));
+        }
+    }
+    lines
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(dir: &Path) -> Vec<T> {

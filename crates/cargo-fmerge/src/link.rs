@@ -215,6 +215,7 @@ fn merge(plan: &LinkPlan, args: &[String]) -> Result<()> {
         bail!("rustc wrote no fat-LTO module at {}", plan.bitcode.display());
     }
     let text_before = report::text_bytes(&output)?;
+    announce(plan);
 
     // (2) merge.
     let merged_bc = plan.file("fmerge.merged.bc");
@@ -311,6 +312,18 @@ fn merge(plan: &LinkPlan, args: &[String]) -> Result<()> {
         let _ = std::fs::remove_file(f);
     }
     Ok(())
+}
+
+/// Tells `cargo fmerge` that merging started (rustc shows a linker's output only when the
+/// link fails, so `cargo fmerge` prints progress from these files).
+fn announce(plan: &LinkPlan) {
+    let Some(session) = std::env::var_os(plan::ENV_SESSION) else { return };
+    let dir = Path::new(&session).join("started");
+    let size = std::fs::metadata(&plan.bitcode).map(|m| m.len()).unwrap_or(0);
+    let line = format!("{}\t{size}", plan.crate_name);
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let _ = plan::write_atomically(&dir.join(&plan.stem), line.as_bytes());
+    }
 }
 
 /// Runs a tool, failing with its output.
