@@ -119,6 +119,14 @@ fn profile_env(profile: &str) -> String {
     format!("CARGO_PROFILE_{}_", profile.to_uppercase().replace('-', "_"))
 }
 
+/// The rustc wrapper the user had, which runs after ours (not ours again, when `cargo
+/// fmerge` runs inside a build that `cargo fmerge` started).
+fn users_wrapper(me: &Path) -> String {
+    let w = std::env::var("RUSTC_WRAPPER").unwrap_or_default();
+    let ours = !w.is_empty() && std::fs::canonicalize(&w).ok() == std::fs::canonicalize(me).ok();
+    if ours { String::new() } else { w }
+}
+
 /// The session: a temporary directory and the environment cargo runs in.
 struct Session {
     dir: tempfile::TempDir,
@@ -141,7 +149,7 @@ fn session(command: &str, o: &Options) -> Result<Session> {
         (format!("{prefix}LTO"), "fat".to_string()),
         (format!("{prefix}CODEGEN_UNITS"), "1".to_string()),
         ("RUSTC_WRAPPER".into(), me.display().to_string()),
-        (plan::ENV_NEXT_WRAPPER.into(), std::env::var("RUSTC_WRAPPER").unwrap_or_default()),
+        (plan::ENV_NEXT_WRAPPER.into(), users_wrapper(&me)),
         (plan::ENV_SESSION.into(), dir.path().display().to_string()),
         (plan::ENV_FMERGE.into(), fmerge.display().to_string()),
         (plan::ENV_LLC.into(), llc.display().to_string()),
