@@ -15,9 +15,9 @@ use std::path::PathBuf;
 const LONG_ABOUT: &str = "\
 Builds each selected binary as one fat-LTO module, merges identical and similar functions
 across the whole program (standard library and dependencies included) with `fmerge opt`,
-generates the code with the options rustc would use, and links it with
-rustc's own link command: native libraries from build scripts, `-C link-arg`s and your linker
-keep working. The binaries land where cargo puts them (target/release/NAME).
+generates the code with the options rustc would use, and links it with rustc's own link
+command: native libraries from build scripts, `-C link-arg`s and your linker keep working.
+The binaries land where cargo puts them (target/release/NAME).
 
   cargo fmerge build --release             # every binary of the package or workspace
   cargo fmerge build --release --bin NAME  # cargo's options pass through
@@ -50,10 +50,13 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// `cargo build` with every selected binary merged.
+    #[command(override_usage = "cargo fmerge build [OPTIONS] [CARGO BUILD ARGS]...")]
     Build(Options),
     /// `cargo test` with every test harness merged (built first, reported, then run).
+    #[command(override_usage = "cargo fmerge test [OPTIONS] [CARGO TEST ARGS]... [-- TEST ARGS]")]
     Test(Options),
     /// `cargo run` with the binary merged (reported after it ran).
+    #[command(override_usage = "cargo fmerge run [OPTIONS] [CARGO RUN ARGS]... [-- PROGRAM ARGS]")]
     Run(Options),
 }
 
@@ -71,7 +74,8 @@ pub struct Options {
     /// --fmerge-arg=identical`.
     #[arg(long, value_name = "ARG", allow_hyphen_values = true)]
     pub fmerge_arg: Vec<String>,
-    /// cargo's arguments, passed through (what `cargo build`, `test` or `run` takes).
+    /// cargo's arguments, passed through as they are (what `cargo build`, `test` or `run`
+    /// takes), before or after the options above.
     #[arg(last = true, value_name = "CARGO ARGS")]
     pub cargo_args: Vec<String>,
 }
