@@ -3,16 +3,24 @@
 CARGO ?= cargo
 FMERGE := target/release/fmerge
 
-.PHONY: setup build demo test lint bench bench-quick reliability clean
+.PHONY: setup build install demo test lint bench bench-quick reliability clean
 
 ## Install LLVM 22 from Debian's packages if it is missing (needs root or sudo).
 setup:
 	@scripts/setup.sh
 
-## Build fmerge and its pass plugin (release): target/release/fmerge and
-## target/release/libfmerge_plugin.so.
+## Build fmerge, `cargo fmerge` and the pass plugin (release): target/release/fmerge,
+## target/release/cargo-fmerge and target/release/libfmerge_plugin.so.
 build: setup
-	$(CARGO) build --release -p fmerge -p fmerge-plugin
+	$(CARGO) build --release -p fmerge -p cargo-fmerge -p fmerge-plugin
+
+## Install fmerge and cargo-fmerge into BINDIR (default: cargo's bin directory, which is on
+## PATH wherever cargo is, so `cargo fmerge` works in any project).
+BINDIR ?= $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
+install: build
+	install -d $(BINDIR)
+	install -m 755 target/release/fmerge target/release/cargo-fmerge $(BINDIR)/
+	@echo "installed fmerge and cargo-fmerge in $(BINDIR)"
 
 ## Shrink the bundled example program and print a before/after table.
 demo: build

@@ -88,12 +88,15 @@ const PAGES: &[Page] = &[
             ("demo-thin", Reference::Plain),
             ("demo-merged", Reference::Plain),
         ],
-        // Fat LTO through `fmerge opt` against cargo's own fat-LTO build, which `cargo rustc`
-        // left in place.
-        rust_builds: &[(
-            "examples/rust-plugin/app-merged",
-            "examples/rust-plugin/target/release/app",
-        )],
+        // Fat LTO through `fmerge opt`, and `cargo fmerge`, against cargo's own fat-LTO
+        // build, which `cargo rustc` left in place.
+        rust_builds: &[
+            ("examples/rust-plugin/app-merged", "examples/rust-plugin/target/release/app"),
+            (
+                "examples/rust-plugin/target/fmerge/release/app",
+                "examples/rust-plugin/target/release/app",
+            ),
+        ],
         rust_references: "",
     },
     Page {
@@ -177,7 +180,8 @@ fn run_page(path: &str) {
     let blocks = shell_blocks(&text);
     assert!(!blocks.is_empty(), "{path} has no ```sh block to run");
     // `target/release` of this build: the fmerge binary under test and, next to it, the
-    // plugin (`cargo build --release --workspace` builds both; `make test` does).
+    // plugin and cargo-fmerge (`cargo build --release --workspace` builds them all; `make
+    // test` does).
     let release = Path::new(env!("CARGO_BIN_EXE_fmerge")).parent().unwrap().to_path_buf();
     assert!(
         release.join("libfmerge_plugin.so").exists(),
