@@ -544,7 +544,6 @@ impl<'c> Module<'c> {
     /// Erases the functions `names` (those the module has) now, if every use of each is in
     /// the body of one of them; returns `false` and changes nothing otherwise.
     pub fn erase_functions(&mut self, names: &[&str]) -> bool {
-        self.forget_source();
         // Whatever is queued goes first, so that nothing queued can be inside them.
         self.sweep();
         let raws: Vec<LLVMValueRef> =

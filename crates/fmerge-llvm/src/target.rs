@@ -332,16 +332,6 @@ fn is_executable(s: &object::Section<'_, '_>) -> bool {
     }
 }
 
-/// Compiles modules given as bitcode for `target` on up to `jobs` threads and measures each.
-/// Results come back in input order and do not depend on `jobs`.
-pub fn measure_bitcode_in_parallel(
-    target: &Target,
-    modules: &[Vec<u8>],
-    jobs: usize,
-) -> Vec<Result<SizeReport>> {
-    measure_bitcode_as_made(target, jobs, modules.iter().map(|m| Ok(m.clone())))
-}
-
 /// Compiles modules for `target` and measures each, while they are being made: `modules`
 /// yields each module's bitcode (or why it could not be made) on this thread, which may be
 /// using its own LLVM context to make them, and `jobs - 1` other threads compile what it has

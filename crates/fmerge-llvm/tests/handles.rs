@@ -148,6 +148,6 @@ fn a_plugins_context_leaves_code_generation_options_alone() {
     let m = parse(&llvm);
     let target = Target::for_module(&m, None).unwrap();
     let bitcode = m.to_bitcode().unwrap();
-    let sizes = fmerge_llvm::target::measure_bitcode_in_parallel(&target, &[bitcode], 2);
+    let sizes = fmerge_llvm::target::measure_bitcode_as_made(&target, 2, [Ok(bitcode)]);
     assert!(sizes[0].as_ref().unwrap().functions.contains_key("f"));
 }
