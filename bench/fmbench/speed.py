@@ -293,7 +293,8 @@ def build_program(prog, wd, fmerge, builds, jobs, train_steps):
 
     # instrumented build + training run -> profile
     prof = wd / "train.profdata"
-    if not prof.exists():
+    need_pgo = any(b[1] == "pgo" for b in builds)
+    if need_pgo and not prof.exists():
         gen = wd / "gen"
 
         def cc_gen(m):
@@ -319,7 +320,7 @@ def build_program(prog, wd, fmerge, builds, jobs, train_steps):
 
     # PGO module
     pgo = wd / "pgo.bc"
-    if not pgo.exists():
+    if need_pgo and not pgo.exists():
         pbc = wd / "pgo-bc"
 
         def cc_use(m):
@@ -337,9 +338,11 @@ def build_program(prog, wd, fmerge, builds, jobs, train_steps):
         name, mod, args, _ = b
         bc, obj, exe, rep = wd / (name + ".bc"), wd / (name + ".o"), wd / name, wd / (name + ".report.json")
         if not exe.exists():
-            extra = ["--bisect-limit", "0", "--no-measure"] if args is None else ["--report", rep] + args
+            words = [] if args is None else [a for a in args if not a.startswith("@")]
+            env = dict(a[1:].split("=", 1) for a in (args or []) if a.startswith("@"))
+            extra = ["--bisect-limit", "0", "--no-measure"] if args is None else ["--report", rep] + words
             t0 = time.perf_counter()
-            run([fmerge, "opt", modules[mod], *extra, "-q", "-o", bc])
+            run([fmerge, "opt", modules[mod], *extra, "-q", "-o", bc], env=dict(ENV, **env))
             (wd / (name + ".fmerge-seconds")).write_text("%.3f" % (time.perf_counter() - t0))
             run([LLC, "-O2", "-relocation-model=pic", "-filetype=obj", bc, "-o", obj])
             run([CLANG, obj, "-o", exe, *libs])
@@ -425,6 +428,11 @@ def main(argv):
     ap.add_argument("--only-pgo", action="store_true",
                     help="leave out the builds without a profile (base, fmerge): pgo-base is then the first "
                          "build, the reference of the behaviour check and of --noise")
+    ap.add_argument("--no-pgo", action="store_true",
+                    help="leave out the profile and every build that needs it (only base, fmerge and --extra)")
+    ap.add_argument("--extra", action="append", default=[], metavar="NAME=ARGS",
+                    help="one more build of the module without a profile: fmerge opt ARGS (shell words; a word "
+                         "@VAR=VALUE sets VAR in fmerge's environment), against base; repeatable")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("--annotate", action="store_true", help="per-function/per-merge Ir deltas (callgrind_annotate)")
@@ -442,8 +450,13 @@ def main(argv):
     builds = (BUILDS + budget_builds([b for b in args.budgets.split(",") if b])
               + per_kb_builds([k for k in args.per_kb.split(",") if k])
               + percentile_builds([p for p in args.percentiles.split(",") if p]))
+    for e in args.extra:
+        name, _, words = e.partition("=")
+        builds.append((name, "plain", shlex.split(words), "base"))
     if args.only_pgo:
         builds = [(n, m, a, None if r == "base" else r) for n, m, a, r in builds if m == "pgo"]
+    if args.no_pgo:
+        builds = [b for b in builds if b[1] == "plain"]
     progs = programs(out / "data")
     t_start = time.time()
     all_res = dict(machine=dict(nproc=os.cpu_count(), loadavg=os.getloadavg(), uname=" ".join(os.uname())),
@@ -501,9 +514,9 @@ def main(argv):
             b = pr["builds"][name]
             b["wall"] = walls[name]
             b["cpu"] = cpus[name]
-            b["wall_median"] = statistics.median(walls[name])
-            b["cpu_median"] = statistics.median(cpus[name])
-            if ref:
+            b["wall_median"] = statistics.median(walls[name]) if walls[name] else 0.0
+            b["cpu_median"] = statistics.median(cpus[name]) if cpus[name] else 0.0
+            if ref and walls[name]:
                 for key, ts in (("wall", walls), ("cpu", cpus)):
                     ratios = [x / y for x, y in zip(ts[name], ts[ref])]
                     lo, hi = boot_median_ci(ratios)
@@ -511,6 +524,7 @@ def main(argv):
                     b[key + "_ratio_ci95"] = [lo, hi]
         if args.annotate and not args.no_callgrind:
             pairs = [("fmerge", "base"), ("pgo-ignore", "pgo-base"), ("pgo-fmerge", "pgo-base")]
+            pairs += [(b[0], "base") for b in builds if b[0] not in ("base", "fmerge") and b[1] == "plain"]
             pairs = [p for p in pairs if p[0] in exes and p[1] in exes]
             pr["annotate"] = annotate(prog, wd, exes, timing, pairs, args.jobs)
         pr["seconds"] = round(time.time() - t0, 1)
@@ -549,7 +563,7 @@ def render_program(prog, pr):
         ins = b.get("instructions")
         dins = pct(ins / ref["instructions"] - 1) if ref and ins and ref.get("instructions") else ""
         ws = cs = ""
-        if ref:
+        if ref and "wall_ratio_median" in b:
             ws = "%s [%s, %s]" % (pct(b["wall_ratio_median"] - 1), pct(b["wall_ratio_ci95"][0] - 1), pct(b["wall_ratio_ci95"][1] - 1))
             cs = "%s [%s, %s]" % (pct(b["cpu_ratio_median"] - 1), pct(b["cpu_ratio_ci95"][0] - 1), pct(b["cpu_ratio_ci95"][1] - 1))
         rep = b.get("report")

@@ -37,6 +37,7 @@ unsafe extern "C" {
     pub fn fm_comeback_analysis_free(a: *mut c_void);
     pub fn fm_block_facts(f: LLVMValueRef, analysis: *const c_void, out: *mut u32, n: usize);
     pub fn fm_edge_weights(f: LLVMValueRef, out: *mut f64, n: usize) -> usize;
+    pub fn fm_block_frequencies(f: LLVMValueRef, out: *mut f64, n: usize) -> usize;
     pub fn fm_profile_data_global(
         m: LLVMModuleRef,
         magic: u64,

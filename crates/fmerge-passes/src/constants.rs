@@ -195,7 +195,12 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
         let added = work::sites_work(sites).saturating_add(proposal.call_work(&calls));
         // Not affordable even if it saved what it plausibly can: dropped before any code is
         // generated to measure it (`Proposal::plausible_saving`).
-        if let Some(why) = run.ledger.refusal(added, proposal.plausible_saving(margins)) {
+        let names: Vec<String> = proposal.members.iter().map(|m| m.name()).collect();
+        if let Some(why) = run
+            .ledger
+            .refusal(added, proposal.plausible_saving(margins))
+            .or_else(|| run.ledger.hot_refusal(added, &names))
+        {
             run.ledger.over_budget += 1;
             run.report.skipped.push(Skipped {
                 stage: STAGE,
@@ -265,7 +270,8 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
             continue;
         }
         let members = p.commit(module, &vis);
-        run.ledger.set_body(p.body.name(), body_counts.clone());
+        let work = originals.iter().map(|n| run.ledger.work_of(n)).sum::<Option<u64>>();
+        run.ledger.set_body(p.body.name(), body_counts.clone(), work);
         merges += 1;
         stats.merges += 1;
         stats.functions_removed_or_thunked += members.len();
@@ -276,6 +282,7 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
             decided_on: Some(v.basis),
             added_work: run.profile.is_some().then_some(*added),
             work_fraction: run.ledger.fraction(*added),
+            member_work: None,
             ..MergeRecord::new(seq, STAGE, originals, p.body.name(), members, params)
         });
     }

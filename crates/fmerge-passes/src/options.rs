@@ -161,6 +161,11 @@ pub struct Options {
     /// (`crate::profiling::pricing`); false merges as if there were no profile
     /// (`--ignore-profile`).
     pub use_profile: bool,
+    /// Without a profile (or with `use_profile` false), price merges by counts estimated from
+    /// the code (`crate::profiling::pricing::ModuleProfile::estimate`) within the same
+    /// budgets; false merges code without a profile as if no merge cost time
+    /// (`--no-estimate`).
+    pub estimate: bool,
     /// The share of the module's work (by its profile) that merges with constants and of
     /// similar functions may add together (`--max-slowdown`, a fraction: 0.005 is 0.5%).
     pub max_slowdown: f64,
@@ -236,6 +241,15 @@ pub fn percent(s: &str) -> Result<f64, OptionError> {
     if (0.0..=100.0).contains(&v) { Ok(v) } else { Err(OptionError::NotAPercentage(v)) }
 }
 
+/// `true`/`1` or `false`/`0`, as text (`-fmerge-estimate=false`).
+pub fn boolean(s: &str) -> Result<bool, OptionError> {
+    match s {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        _ => Err(OptionError::Expected("true or false")),
+    }
+}
+
 /// Builds [`Options`]: the defaults, then what the caller sets. The setters of percentages
 /// take what [`percent`] returns.
 #[derive(Clone, Debug)]
@@ -257,6 +271,7 @@ impl Default for OptionsBuilder {
                 input_verified: false,
                 bisect_limit: None,
                 use_profile: true,
+                estimate: true,
                 max_slowdown: 0.0,
                 max_slowdown_per_kb: 0.0,
                 hot_percentile: None,
@@ -291,6 +306,7 @@ impl OptionsBuilder {
         input_verified: bool,
         bisect_limit: Option<usize>,
         use_profile: bool,
+        estimate: bool,
     );
 
     /// Sets option `name` (spelt as `fmerge opt --NAME` spells it) from its text.
@@ -302,6 +318,7 @@ impl OptionsBuilder {
             "max-slowdown" => Ok(self.max_slowdown(percent(value)?)),
             "max-slowdown-per-kb" => Ok(self.max_slowdown_per_kb(percent(value)?)),
             "hot-percentile" => Ok(self.hot_percentile(percent(value)?)),
+            "estimate" => Ok(self.estimate(boolean(value)?)),
             _ => Err(OptionError::UnknownOption(name.to_string())),
         }
     }

@@ -47,7 +47,7 @@ pub fn optimize(
         module.verify()?;
     }
     let functions_before = count_definitions(module);
-    let profile = opts
+    let read = opts
         .use_profile
         .then(|| {
             ModuleProfile::read(
@@ -57,8 +57,21 @@ pub fn optimize(
                 opts.max_slowdown_per_kb,
             )
         })
-        .flatten()
-        .map(Arc::new);
+        .flatten();
+    let profile = match read {
+        Some(p) => Some(p),
+        None if opts.estimate => {
+            progress.step("estimating how often code runs");
+            Some(ModuleProfile::estimate(
+                module,
+                opts.hot_percentile,
+                opts.max_slowdown,
+                opts.max_slowdown_per_kb,
+            ))
+        }
+        None => None,
+    }
+    .map(Arc::new);
     let profile = profile.as_ref();
     let stages = |module: &mut Module<'_>, gate: &Gate, resume: Option<guard::Resume<Ran>>| {
         run_stages(module, target, opts, profile, gate, resume, progress)

@@ -85,6 +85,9 @@ pub struct MergeRecord {
     pub added_work: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub work_fraction: Option<f64>,
+    /// The work of the functions it replaced, by the same counts (those of the input only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member_work: Option<u64>,
 }
 
 /// A merge that was built and priced, but not taken because it would not save bytes.
@@ -201,6 +204,7 @@ impl MergeRecord {
             decided_on: None,
             entry_counts: None,
             added_work: None,
+            member_work: None,
             work_fraction: None,
         }
     }

@@ -517,10 +517,15 @@ pub struct OptArgs {
     /// among the largest counts that make up 99% of all counts). Off by default; 0 is off.
     #[arg(long, value_name = "PERCENT", value_parser = options::percent)]
     pub hot_percentile: Option<f64>,
-    /// Ignore the module's profile (merge hot code as if there were none: --max-slowdown and
-    /// --hot-percentile then have no effect).
+    /// Ignore the module's profile: price merges as for a module without one (by counts
+    /// estimated from the code, unless --no-estimate).
     #[arg(long, conflicts_with = "profile")]
     pub ignore_profile: bool,
+    /// Without a profile, merge as if no merge cost time: no estimate of how often code runs,
+    /// so --max-slowdown and --max-slowdown-per-kb have no effect. The most bytes, for code
+    /// whose speed does not matter; hot loops may run slower.
+    #[arg(long)]
+    pub no_estimate: bool,
     /// Use this profile (from `fmerge profile merge`) instead of the one the module carries:
     /// every function whose name and control flow match gets its counts (functions whose code
     /// changed since are left without), then hot functions stay out of merges as with a clang

@@ -125,6 +125,7 @@ fn options(args: &OptArgs) -> Options {
         .input_verified(true)
         .bisect_limit(args.bisect_limit)
         .use_profile(!args.ignore_profile)
+        .estimate(!args.no_estimate)
         .max_slowdown(args.max_slowdown)
         .max_slowdown_per_kb(args.max_slowdown_per_kb)
         .hot_percentile(args.hot_percentile.unwrap_or(0.0));

@@ -31,6 +31,8 @@
 //!   region, for every input; or over the whole program, for runs like the training ones).
 //! - [`work`]: the work of a profiled run and the work a merge adds, the slowdown budget that
 //!   limits it, and the order in which merges spend it.
+//! - [`estimate`]: counts estimated from the code alone (calls per run propagated over the
+//!   call graph), so that merges are priced even in a module built without a profile.
 //!
 //! ## Glossary
 //!
@@ -46,6 +48,9 @@
 //! - **count**: how many times something ran: a block, an edge, a function's entries. Counts
 //!   come from profiles. A **counter** is the `u64` word an instrumented program increments;
 //!   a **probe** is a place chosen to carry a counter (an edge, an exit, or the entry).
+//! - **estimate**: counts a module would have, guessed from its code when it has no profile
+//!   ([`estimate`]: LLVM's block frequencies per call, calls per run from the call graph).
+//!   Pricing treats them like a profile's counts, with its own default budget.
 //! - **weight**: a *static estimate* of how often an edge runs (LLVM's block frequency times
 //!   branch probability), used to put probes where they run least. (LLVM's "branch weights"
 //!   in `!prof` metadata are counts.)
@@ -79,6 +84,7 @@
 //! - **relax**: drop probes whose cost is small, within an error bound ([`relax`]).
 
 pub mod costmodel;
+pub mod estimate;
 pub mod files;
 pub mod probes;
 pub mod relax;

@@ -2,7 +2,8 @@
 //
 // What. For `fmerge instrument`: what each block is (`fm_block_facts`: exit, abnormal exit, a
 // call terminator, edges that cannot be split, funclet pads, returns-twice calls), the static
-// weight of every edge (`fm_edge_weights`: LLVM's block frequency times branch probability),
+// weight of every edge (`fm_edge_weights`: LLVM's block frequency times branch probability)
+// and of every block per call (`fm_block_frequencies`, for pricing merges without a profile),
 // and the opcode names of instructions (`fm_opcode_name`, for work mode's costs). The placement
 // itself is LLVM-free: fmerge_core::profiling::probes.
 //
@@ -31,6 +32,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
 
 using namespace llvm;
 
@@ -185,29 +188,70 @@ void fm_block_facts(LLVMValueRef Fn, const void *Analysis, uint32_t *Out, size_t
   }
 }
 
+// LLVM's branch probabilities and block frequencies of one function, from its profile if it
+// carries one, else from LLVM's static heuristics (loops, calls that do not return, cold
+// calls, comparisons), which need the target library info and both dominator trees.
+namespace {
+// The library info of the last triple asked for on this thread: building it is the costliest
+// part for small functions, and every function of a module has the same triple.
+const TargetLibraryInfoImpl &libraryInfo(const Module &M) {
+  thread_local std::unique_ptr<TargetLibraryInfoImpl> Cached;
+  thread_local std::string CachedTriple;
+  const std::string &Triple = M.getTargetTriple().str();
+  if (!Cached || CachedTriple != Triple) {
+    Cached = std::make_unique<TargetLibraryInfoImpl>(M.getTargetTriple());
+    CachedTriple = Triple;
+  }
+  return *Cached;
+}
+
+struct Frequencies {
+  DominatorTree DT;
+  LoopInfo LI;
+  PostDominatorTree PDT;
+  TargetLibraryInfo TLI;
+  BranchProbabilityInfo BPI;
+  BlockFrequencyInfo BFI;
+  explicit Frequencies(Function &F)
+      : DT(F), LI(DT), PDT(F), TLI(libraryInfo(*F.getParent())), BPI(F, LI, &TLI, &DT, &PDT),
+        BFI(F, BPI, LI) {}
+};
+} // namespace
+
 // Static weight of every edge (block frequency x branch probability, LLVM's own estimate or
 // the profile the function carries), one per successor slot, blocks in order. Returns the
 // number of edges.
 size_t fm_edge_weights(LLVMValueRef Fn, double *Out, size_t N) {
   Function *F = unwrap<Function>(Fn);
-  DominatorTree DT(*F);
-  LoopInfo LI(DT);
-  PostDominatorTree PDT(*F);
-  TargetLibraryInfoImpl TLII(F->getParent()->getTargetTriple());
-  TargetLibraryInfo TLI(TLII);
-  BranchProbabilityInfo BPI(*F, LI, &TLI, &DT, &PDT);
-  BlockFrequencyInfo BFI(*F, BPI, LI);
+  Frequencies A(*F);
   size_t K = 0;
   for (BasicBlock &BB : *F) {
-    double Freq = static_cast<double>(BFI.getBlockFreq(&BB).getFrequency());
+    double Freq = static_cast<double>(A.BFI.getBlockFreq(&BB).getFrequency());
     Instruction *T = BB.getTerminator();
     for (unsigned S = 0, E = T->getNumSuccessors(); S != E; ++S) {
-      BranchProbability P = BPI.getEdgeProbability(&BB, S);
+      BranchProbability P = A.BPI.getEdgeProbability(&BB, S);
       if (K < N)
         Out[K] = Freq * static_cast<double>(P.getNumerator()) /
                  static_cast<double>(P.getDenominator());
       ++K;
     }
+  }
+  return K;
+}
+
+// How often each block runs per call of the function, blocks in order (the entry block 1.0):
+// LLVM's block frequency relative to the entry's, from the same estimate as fm_edge_weights.
+// Returns the number of blocks (nothing is written past N).
+size_t fm_block_frequencies(LLVMValueRef Fn, double *Out, size_t N) {
+  Function *F = unwrap<Function>(Fn);
+  Frequencies A(*F);
+  double Entry = static_cast<double>(A.BFI.getEntryFreq().getFrequency());
+  size_t K = 0;
+  for (BasicBlock &BB : *F) {
+    if (K < N)
+      Out[K] = Entry > 0 ? static_cast<double>(A.BFI.getBlockFreq(&BB).getFrequency()) / Entry
+                         : 1.0;
+    ++K;
   }
   return K;
 }

@@ -214,6 +214,23 @@ impl<'m> Function<'m> {
         (rc == 0).then_some(out)
     }
 
+    /// How often each block runs per call of the function, in layout order (the entry block
+    /// 1.0): LLVM's `BlockFrequencyInfo` relative to the entry block, from the branch weights
+    /// the function carries or, without them, from LLVM's static heuristics (loops, calls that
+    /// do not return, cold calls). What merging prices work by when the module has no profile.
+    pub fn block_frequencies(self) -> Vec<f64> {
+        let n = self.blocks().len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut out = vec![0.0f64; n];
+        // SAFETY: a live function definition (it has blocks); the shim builds its own analyses
+        // and writes at most `n` values into `out`, which holds `n`.
+        let written = unsafe { ffi::fm_block_frequencies(self.raw(), out.as_mut_ptr(), n) };
+        debug_assert_eq!(written, n, "blocks counted twice differently");
+        out
+    }
+
     /// Verifies one function; returns the verifier's message on failure.
     pub fn verify(self) -> Result<(), String> {
         let mut buf = vec![0u8; 4096];

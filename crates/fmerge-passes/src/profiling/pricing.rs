@@ -29,14 +29,26 @@
 //! counts) stay out of merging with constants and of similar merging whatever work a merge
 //! would add. Global merging's parameterized copies (`crate::global`) use that cut at 99%.
 
+use fmerge_core::profiling::estimate::{self, CallGraph};
 use fmerge_core::profiling::work::{self, SlowdownBudget};
-use fmerge_llvm::Module;
+use fmerge_llvm::{Function, Module};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// LLVM's default hot cutoff (`-profile-summary-cutoff-hot`), in millionths.
 pub const DEFAULT_HOT_PERCENTILE: u32 = 990_000;
+
+/// With estimated counts, the percentile (millionths) at which code counts as likely hot
+/// ([`Ledger::hot_refusal`]).
+pub const ESTIMATE_HOT_PERCENTILE: u32 = 999_000;
+/// With estimated counts, how much slower (a fraction of their own work) a merge may make the
+/// functions it replaces when one of them is likely hot.
+pub const ESTIMATE_MAX_RELATIVE: f64 = 0.01;
+
+/// An estimate's counts are per this many runs of the program (so that blocks that run a
+/// small fraction of their function's calls keep a count above zero).
+const ESTIMATE_SCALE: f64 = 1000.0;
 
 /// What the profile says about one function.
 #[derive(Clone, Debug)]
@@ -46,6 +58,8 @@ struct FnCounts {
     max: u64,
     /// Each block's count in layout order (empty when the function never ran).
     blocks: Vec<u64>,
+    /// Σ block count × block instructions.
+    work: u64,
 }
 
 /// The profile a module was built with, as the stages use it: counts, hot threshold and work.
@@ -65,6 +79,12 @@ pub struct ModuleProfile {
     pub max_slowdown: f64,
     /// The share of `total_work` one merge may add per KB it saves.
     pub max_slowdown_per_kb: f64,
+    /// Whether the counts are estimated from the code ([`ModuleProfile::estimate`]) rather
+    /// than a profile's.
+    pub estimated: bool,
+    /// With estimated counts: how much slower a merge may make likely hot functions
+    /// ([`Ledger::hot_refusal`]).
+    pub max_relative: f64,
     counts: HashMap<String, FnCounts>,
 }
 
@@ -138,12 +158,14 @@ impl ModuleProfile {
                 // block is priced at the hottest count (never cheaper than the truth).
                 f.block_profile_counts().unwrap_or_else(|| vec![max; f.blocks().len()])
             };
+            let mut fn_work = 0;
             if !blocks.is_empty() {
                 let sizes: Vec<u64> =
                     f.blocks().iter().map(|b| b.instructions().len() as u64).collect();
-                total_work = total_work.saturating_add(work::function_work(&blocks, &sizes));
+                fn_work = work::function_work(&blocks, &sizes);
+                total_work = total_work.saturating_add(fn_work);
             }
-            counts.insert(f.name(), FnCounts { entry, max, blocks });
+            counts.insert(f.name(), FnCounts { entry, max, blocks, work: fn_work });
         }
         Some(ModuleProfile {
             percentile,
@@ -152,8 +174,126 @@ impl ModuleProfile {
             total_work,
             max_slowdown,
             max_slowdown_per_kb,
+            estimated: false,
+            max_relative: 0.0,
             counts,
         })
+    }
+
+    /// Counts estimated from the module's code, for a module without a profile (see
+    /// [`fmerge_core::profiling::estimate`]): each block's frequency per call by LLVM's
+    /// static heuristics, times the function's calls per run propagated over the call graph
+    /// from what may be called from outside (`main`, exported and address-taken functions,
+    /// each once per run). An indirect call reaches every defined function of its type whose
+    /// address is taken, in equal shares. Calls to code outside the module are not followed.
+    pub fn estimate(
+        module: &Module<'_>,
+        cut: Option<u32>,
+        max_slowdown: f64,
+        max_slowdown_per_kb: f64,
+    ) -> ModuleProfile {
+        let defined: Vec<_> =
+            module.functions().into_iter().filter(|f| !f.is_declaration()).collect();
+        let index: HashMap<String, u32> =
+            defined.iter().enumerate().map(|(i, f)| (f.name(), i as u32)).collect();
+        let mut graph = CallGraph::default();
+        // Address-taken functions by type, types in the order they first appear (node
+        // numbers, and so the order counts are summed in, do not depend on hashing).
+        let mut types: HashMap<_, usize> = HashMap::new();
+        let mut by_type: Vec<Vec<u32>> = Vec::new();
+        for (i, f) in defined.iter().enumerate() {
+            let taken = f.has_address_taken();
+            let outside = taken || !f.linkage().is_local() || f.name() == "main";
+            graph.add(if outside { 1.0 } else { 0.0 });
+            if taken {
+                let next = by_type.len();
+                let k = *types.entry(f.global_value_type()).or_insert(next);
+                if k == next {
+                    by_type.push(Vec::new());
+                }
+                by_type[k].push(i as u32);
+            }
+        }
+        let nodes: Vec<u32> = by_type.iter().map(|targets| graph.indirect(targets)).collect();
+        let indirect: HashMap<_, u32> = types.into_iter().map(|(ty, k)| (ty, nodes[k])).collect();
+        let mut frequencies = Vec::with_capacity(defined.len());
+        for (i, f) in defined.iter().enumerate() {
+            let freqs = f.block_frequencies();
+            for (b, block) in f.blocks().iter().enumerate() {
+                for inst in block.instructions() {
+                    if !inst.is_call_like() {
+                        continue;
+                    }
+                    let per_call = freqs.get(b).copied().unwrap_or(0.0);
+                    let callee = inst.called_value();
+                    match callee.and_then(|v| v.as_function()) {
+                        Some(g) => {
+                            if let Some(&j) = index.get(&g.name()) {
+                                graph.call(i as u32, j, per_call);
+                            }
+                        }
+                        None => {
+                            if let Some(&node) = indirect.get(&inst.called_function_type()) {
+                                graph.call(i as u32, node, per_call);
+                            }
+                        }
+                    }
+                }
+            }
+            frequencies.push(freqs);
+        }
+        let entries = estimate::entry_counts(&graph);
+        let mut total_work = 0u64;
+        let mut counts = HashMap::with_capacity(defined.len());
+        for ((f, freqs), &entry) in defined.iter().zip(&frequencies).zip(&entries) {
+            let entry = entry * ESTIMATE_SCALE;
+            let blocks: Vec<u64> = freqs.iter().map(|&q| (entry * q).round() as u64).collect();
+            let sizes: Vec<u64> = f.blocks().iter().map(|b| b.instruction_count() as u64).collect();
+            let fn_work = work::function_work(&blocks, &sizes);
+            total_work = total_work.saturating_add(fn_work);
+            let max = blocks.iter().copied().max().unwrap_or(0);
+            let entry = entry.round() as u64;
+            let blocks = if max == 0 { Vec::new() } else { blocks };
+            counts.insert(f.name(), FnCounts { entry, max, blocks, work: fn_work });
+        }
+        if std::env::var_os("FMERGE_DEBUG_ESTIMATE").is_some() {
+            let mut w: Vec<(u64, &String, u64)> = counts
+                .iter()
+                .zip(0..)
+                .map(|((n, c), _)| (c.blocks.iter().copied().max().unwrap_or(0), n, c.entry))
+                .collect();
+            w.sort();
+            for (max, n, e) in w.iter().rev().take(40) {
+                eprintln!("estimate: {n} entry {e} max {max}");
+            }
+        }
+        let knob = |name: &str, default: f64| {
+            std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+        };
+        let hot_percentile =
+            cut.unwrap_or(knob("FMERGE_EST_PCT", f64::from(ESTIMATE_HOT_PERCENTILE)) as u32);
+        let hot_threshold = estimate::hot_threshold(
+            counts.values().flat_map(|c| c.blocks.iter().copied()),
+            hot_percentile,
+        )
+        .max(1);
+        let max_relative = knob("FMERGE_EST_REL", ESTIMATE_MAX_RELATIVE);
+        ModuleProfile {
+            percentile: hot_percentile,
+            hot_threshold,
+            cut: cut.is_some(),
+            total_work,
+            max_slowdown,
+            max_slowdown_per_kb,
+            estimated: true,
+            max_relative,
+            counts,
+        }
+    }
+
+    /// What the work is called in the report's reasons.
+    fn work_kind(&self) -> &'static str {
+        if self.estimated { "estimated" } else { "profiled" }
     }
 
     /// The function's entry count, if the profile has one.
@@ -182,7 +322,8 @@ impl ModuleProfile {
         let c = self.counts.get(name)?;
         self.is_hot(name).then(|| {
             format!(
-                "hot in the profile: entered {} times, hottest count {}, the hot threshold is {} (the top {}% of counts, --hot-percentile)",
+                "hot in the {}: entered {} times, hottest count {}, the hot threshold is {} (the top {}% of counts, --hot-percentile)",
+                if self.estimated { "estimate" } else { "profile" },
                 c.entry,
                 c.max,
                 self.hot_threshold,
@@ -193,6 +334,7 @@ impl ModuleProfile {
 
     fn record(&self) -> ProfileRecord {
         ProfileRecord {
+            estimated: self.estimated,
             hot_percentile: f64::from(self.percentile) / 10_000.0,
             hot_cut: self.cut,
             hot_threshold: self.hot_threshold,
@@ -222,6 +364,8 @@ pub struct Ledger {
     pub budget: SlowdownBudget,
     /// Counts of merged bodies made in this run (bodies not listed are cold).
     bodies: HashMap<String, BlockCounts>,
+    /// The work of merged bodies made in this run, where known.
+    body_work: HashMap<String, u64>,
     /// Merges not taken because their added work did not fit.
     pub over_budget: usize,
 }
@@ -247,10 +391,79 @@ impl Ledger {
         }
     }
 
-    /// Records the counts of a merged body just committed.
-    pub fn set_body(&mut self, name: String, counts: BlockCounts) {
+    /// Records the counts of a merged body just committed, and its work if known.
+    pub fn set_body(&mut self, name: String, counts: BlockCounts, work: Option<u64>) {
         if counts.ran() {
+            if let Some(w) = work {
+                self.body_work.insert(name.clone(), w);
+            }
             self.bodies.insert(name, counts);
+        }
+    }
+
+    /// The work of function `name` by the counts merges are priced with (`None`: unknown, or
+    /// no profile).
+    pub fn work_of(&self, name: &str) -> Option<u64> {
+        let p = self.profile.as_ref()?;
+        if let Some(&w) = self.body_work.get(name) {
+            return Some(w);
+        }
+        if self.bodies.contains_key(name) {
+            return None;
+        }
+        Some(p.counts.get(name).map_or(0, |c| c.work))
+    }
+
+    /// With estimated counts, why a merge of `members` that adds `added` work is not taken
+    /// although it may fit the budget: one of its members is hot by the estimate (a block
+    /// among the counts that make up the top [`ESTIMATE_HOT_PERCENTILE`] of all), and the merge
+    /// would make the members together more than [`ESTIMATE_MAX_RELATIVE`] slower. An
+    /// estimate says well which code is likely hot, badly how hot: a share of the module's
+    /// estimated work is no measure of a slowdown, but a hot function made slower is.
+    pub fn hot_refusal(&self, added: u64, members: &[String]) -> Option<String> {
+        let p = self.profile.as_ref().filter(|p| p.estimated)?;
+        if added == 0 {
+            return None;
+        }
+        let hot = members.iter().find(|m| match self.bodies.get(m.as_str()) {
+            Some(c) => c.blocks().iter().any(|&n| n >= p.hot_threshold),
+            None => p.is_hot(m),
+        })?;
+        let own: u64 = members.iter().map(|m| self.work_of(m).unwrap_or(0)).sum();
+        let relative = work::fraction(added, own);
+        (own == 0 || relative > p.max_relative).then(|| {
+            format!(
+                "runtime cost: {hot} is likely hot (estimated from the code: the module has no profile), and the merge would make what it replaces about {:.2}% slower, more than {:.2}%",
+                relative * 100.0,
+                p.max_relative * 100.0
+            )
+        })
+    }
+
+    /// The counts of a similar merge's body (`members`: the functions it replaces), whose
+    /// blocks are neither member's. A profile has none for it ([`BlockCounts::Unknown`]); an
+    /// estimate is made as for any function: the body's block frequencies times the calls of
+    /// its members together.
+    /// Also gives the body's work by those counts, when known.
+    pub fn similar_body_counts(
+        &self,
+        body: Function<'_>,
+        members: &[String],
+    ) -> (BlockCounts, Option<u64>) {
+        match &self.profile {
+            Some(p) if p.estimated => {
+                let calls: u64 = members.iter().map(|m| self.counts(m).entry()).sum();
+                let blocks: Vec<u64> = body
+                    .block_frequencies()
+                    .iter()
+                    .map(|&q| (calls as f64 * q).round() as u64)
+                    .collect();
+                let sizes: Vec<u64> =
+                    body.blocks().iter().map(|b| b.instruction_count() as u64).collect();
+                let w = work::function_work(&blocks, &sizes);
+                (BlockCounts::Blocks(blocks), Some(w))
+            }
+            _ => (BlockCounts::Unknown, None),
         }
     }
 
@@ -275,8 +488,9 @@ impl Ledger {
     pub fn over_budget_reason(&self, added: u64) -> String {
         let total = self.profile.as_ref().map_or(0, |p| p.total_work);
         format!(
-            "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's profiled work of {total}), the --max-slowdown budget of {} has {} left",
+            "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's {} work of {total}), the --max-slowdown budget of {} has {} left",
             work::fraction(added, total) * 100.0,
+            self.profile.as_ref().map_or("profiled", |p| p.work_kind()),
             self.budget.limit,
             self.budget.remaining()
         )
@@ -289,8 +503,9 @@ impl Ledger {
         let p = self.profile.as_ref()?;
         if !work::within_rate(added, p.total_work, saving, p.max_slowdown_per_kb) {
             Some(format!(
-                "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's profiled work of {}) to save {saving} bytes, more than --max-slowdown-per-kb {}% per KB",
+                "runtime cost: it would add about {added} executed instructions ({:.4}% of the module's {} work of {}) to save {saving} bytes, more than --max-slowdown-per-kb {}% per KB",
                 work::fraction(added, p.total_work) * 100.0,
+                p.work_kind(),
                 p.total_work,
                 p.max_slowdown_per_kb * 100.0
             ))
@@ -316,6 +531,9 @@ impl Ledger {
 /// What the report says about the profile.
 #[derive(Clone, Debug, Serialize)]
 pub struct ProfileRecord {
+    /// The counts were estimated from the code: the module has no profile (or it was
+    /// ignored).
+    pub estimated: bool,
     pub hot_percentile: f64,
     /// Whether functions hot at `hot_percentile` were kept out of merging whatever a merge
     /// costs (`--hot-percentile`).
@@ -352,6 +570,11 @@ pub fn annotate(report: &mut crate::Report, profile: &ModuleProfile, ledger: &Le
         if counts.iter().any(Option::is_some) {
             m.entry_counts = Some(counts);
         }
+        if m.added_work.is_some() {
+            m.member_work = Some(
+                m.originals.iter().filter_map(|n| profile.counts.get(n)).map(|c| c.work).sum(),
+            );
+        }
     }
     record.work_budget = ledger.budget.limit;
     record.added_work = report.merges.iter().filter_map(|m| m.added_work).sum();
@@ -373,9 +596,11 @@ mod tests {
             total_work,
             max_slowdown: defaults.max_slowdown,
             max_slowdown_per_kb: defaults.max_slowdown_per_kb,
+            estimated: false,
+            max_relative: 0.0,
             counts: HashMap::from([(
                 "hot".to_string(),
-                FnCounts { entry: 10, max: 5000, blocks: vec![10, 5000, 10] },
+                FnCounts { entry: 10, max: 5000, blocks: vec![10, 5000, 10], work: 50_040 },
             )]),
         }
     }
@@ -407,9 +632,9 @@ mod tests {
         let mut ledger = Ledger::new(Some(Arc::new(profile_with(1_000_000))));
         assert_eq!(ledger.counts("hot"), BlockCounts::Blocks(vec![10, 5000, 10]));
         assert_eq!(ledger.counts("never.seen"), BlockCounts::Cold);
-        ledger.set_body("cold.fmerged".into(), BlockCounts::Cold);
-        ledger.set_body("hot.fmerged".into(), BlockCounts::Unknown);
-        ledger.set_body("sum.fmerged".into(), BlockCounts::Blocks(vec![3, 30]));
+        ledger.set_body("cold.fmerged".into(), BlockCounts::Cold, None);
+        ledger.set_body("hot.fmerged".into(), BlockCounts::Unknown, None);
+        ledger.set_body("sum.fmerged".into(), BlockCounts::Blocks(vec![3, 30]), None);
         assert_eq!(ledger.counts("cold.fmerged"), BlockCounts::Cold);
         assert!(ledger.exclusion("cold.fmerged").is_none());
         assert!(ledger.exclusion("hot.fmerged").is_some());

@@ -386,7 +386,11 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             }
             // Not affordable even if it saved what it plausibly can: dropped before any code is
             // generated to measure it (`Proposal::plausible_saving`).
-            _ if let Some(why) = self.run.ledger.refusal(added, p.plausible_saving(margins)) => {
+            _ if let Some(why) =
+                self.run.ledger.refusal(added, p.plausible_saving(margins)).or_else(|| {
+                    self.run.ledger.hot_refusal(added, &[names.0.clone(), names.1.clone()])
+                }) =>
+            {
                 self.run.ledger.over_budget += 1;
                 self.over_budget(p, why, names);
                 false
@@ -463,14 +467,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             self.memo.rejected.insert(pair_key(&(originals[0].clone(), originals[1].clone())));
             return;
         }
-        self.run.ledger.set_body(
-            p.body.name(),
-            if price.ran {
-                crate::profiling::pricing::BlockCounts::Unknown
-            } else {
-                crate::profiling::pricing::BlockCounts::Cold
-            },
-        );
+        let (counts, work) = if price.ran {
+            self.run.ledger.similar_body_counts(p.body, &originals)
+        } else {
+            (crate::profiling::pricing::BlockCounts::Cold, None)
+        };
+        self.run.ledger.set_body(p.body.name(), counts, work);
         // Call sites about to be rewritten belong to functions whose lowering goes stale.
         let mut stale = Vec::new();
         for (&m, &rewrite) in p.members.iter().zip(&p.rewrite) {
@@ -509,6 +511,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             decided_on: Some(basis),
             added_work: self.run.profile.is_some().then_some(price.added),
             work_fraction: self.run.ledger.fraction(price.added),
+            member_work: None,
             ..MergeRecord::new(seq, STAGE, originals, p.body.name(), members, params)
         });
         // The merged body may merge again.

@@ -1,0 +1,318 @@
+//! Counts estimated from the code alone, for modules built without a profile.
+//!
+//! Most builds have no profile, and without one every merge looked free: merging zstd's
+//! template-specialized match finders turned compile-time constants into run-time values in
+//! its hottest loops (+24% instructions). This module estimates what a profile would say, so
+//! that the same pricing (`work`, the slowdown budget) can keep merges out of code that is
+//! probably hot. An estimate has two parts:
+//!
+//! - **per call**: how often each block runs per call of its function. That is LLVM's block
+//!   frequency without a profile (loops, calls that do not return, cold paths), read through
+//!   `fmerge_llvm`; here it is an input.
+//! - **calls per run**: how often each function is entered, propagated over the call graph
+//!   ([`entry_counts`]). Every function starts with the calls it may receive from outside the
+//!   module's code ([`Node::outside`]: the program's entry, exported and address-taken
+//!   functions), and each call site passes its caller's count times the frequency of its block
+//!   to the callee. Indirect calls go through a node of their own per function type, which
+//!   shares what it receives equally among the functions of that type whose address is taken
+//!   (the caller builds that node: [`CallGraph::indirect`]). Strongly connected components
+//!   (recursion) are followed once around: each member gets what enters the component, then
+//!   what its callers inside the component pass on with those counts, so recursion raises
+//!   counts without running away.
+//!
+//! Counts are `f64` (frequencies multiply along call chains: a loop nest three deep in a
+//! function called from another loop runs about 32⁴ times per outer call) and capped at
+//! [`MAX_COUNT`], so that the `u64` counts the pricing uses never overflow.
+//!
+//! What the estimate cannot know: inputs (which branch a program takes), how many times a
+//! loop really runs, and which function an indirect call reaches. It orders code by how
+//! likely it is to be hot; it does not say how hot it is. `fmerge_passes`' pricing therefore
+//! uses it with its own default budget, calibrated on measured programs.
+
+use std::collections::HashMap;
+
+/// The largest count an estimate gives (far below `u64::MAX`, so that counts times block
+/// sizes stay finite).
+pub const MAX_COUNT: f64 = 1e15;
+
+/// One function (or indirect-call node) of the call graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Node {
+    /// Calls it receives per run from outside the code the graph describes.
+    pub outside: f64,
+}
+
+/// A call graph with the frequency of each call site: `per_call` calls of `callee` per call of
+/// `caller` (the frequency of the call's block; several sites of one pair add up).
+#[derive(Clone, Debug, Default)]
+pub struct CallGraph {
+    pub nodes: Vec<Node>,
+    /// (caller, callee, calls per call of the caller).
+    pub edges: Vec<(u32, u32, f64)>,
+}
+
+impl CallGraph {
+    /// Adds a node and returns its index.
+    pub fn add(&mut self, outside: f64) -> u32 {
+        self.nodes.push(Node { outside });
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Adds `per_call` calls of `callee` per call of `caller` (ignored unless positive and
+    /// finite).
+    pub fn call(&mut self, caller: u32, callee: u32, per_call: f64) {
+        if per_call.is_finite() && per_call > 0.0 {
+            self.edges.push((caller, callee, per_call));
+        }
+    }
+
+    /// Adds the node through which indirect calls reach `targets` (each receives an equal share
+    /// of the calls the node receives) and returns it; callers then [`CallGraph::call`] it.
+    pub fn indirect(&mut self, targets: &[u32]) -> u32 {
+        let node = self.add(0.0);
+        let share = 1.0 / targets.len().max(1) as f64;
+        for &t in targets {
+            self.call(node, t, share);
+        }
+        node
+    }
+}
+
+/// Each node's estimated calls per run (see the module documentation), in node order.
+pub fn entry_counts(graph: &CallGraph) -> Vec<f64> {
+    let n = graph.nodes.len();
+    let mut out_edges: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
+    for &(a, b, w) in &graph.edges {
+        if (a as usize) < n && (b as usize) < n {
+            out_edges[a as usize].push((b, w));
+        }
+    }
+    let (comp, comps) = components(&out_edges);
+    // Tarjan numbers components so that a component's callees come first: go backwards.
+    let mut counts: Vec<f64> = graph.nodes.iter().map(|v| clamp(v.outside)).collect();
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); comps];
+    for (v, &c) in comp.iter().enumerate() {
+        members[c as usize].push(v as u32);
+    }
+    for c in (0..comps).rev() {
+        let nodes = &members[c];
+        // `counts` of these nodes now hold what enters the component (outside calls and
+        // callers in components already done). Once around the component's own calls:
+        let entering: HashMap<u32, f64> = nodes.iter().map(|&v| (v, counts[v as usize])).collect();
+        for &v in nodes {
+            for &(w, per_call) in &out_edges[v as usize] {
+                if comp[w as usize] as usize == c {
+                    counts[w as usize] = clamp(counts[w as usize] + entering[&v] * per_call);
+                }
+            }
+        }
+        // ... then pass the final counts on to callees in later components.
+        for &v in nodes {
+            let here = counts[v as usize];
+            for &(w, per_call) in &out_edges[v as usize] {
+                if comp[w as usize] as usize != c {
+                    counts[w as usize] = clamp(counts[w as usize] + here * per_call);
+                }
+            }
+        }
+    }
+    counts
+}
+
+fn clamp(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, MAX_COUNT) }
+}
+
+/// Strongly connected components (Tarjan, iterative): each node's component, numbered so that
+/// every edge goes to a component with the same or a smaller number, and how many there are.
+fn components(out_edges: &[Vec<(u32, f64)>]) -> (Vec<u32>, usize) {
+    const NONE: u32 = u32::MAX;
+    let n = out_edges.len();
+    let mut index = vec![NONE; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut comp = vec![NONE; n];
+    let mut stack: Vec<u32> = Vec::new();
+    let mut next = 0u32;
+    let mut comps = 0u32;
+    // (node, position in its edge list)
+    let mut work: Vec<(u32, usize)> = Vec::new();
+    for root in 0..n as u32 {
+        if index[root as usize] != NONE {
+            continue;
+        }
+        work.push((root, 0));
+        while let Some(&mut (v, ref mut pos)) = work.last_mut() {
+            let vi = v as usize;
+            if *pos == 0 && index[vi] == NONE {
+                index[vi] = next;
+                low[vi] = next;
+                next += 1;
+                stack.push(v);
+                on_stack[vi] = true;
+            }
+            if let Some(&(w, _)) = out_edges[vi].get(*pos) {
+                *pos += 1;
+                let wi = w as usize;
+                if index[wi] == NONE {
+                    work.push((w, 0));
+                } else if on_stack[wi] {
+                    low[vi] = low[vi].min(index[wi]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent as usize] = low[parent as usize].min(low[vi]);
+            }
+            if low[vi] == index[vi] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w as usize] = false;
+                    comp[w as usize] = comps;
+                    if w == v {
+                        break;
+                    }
+                }
+                comps += 1;
+            }
+        }
+    }
+    (comp, comps as usize)
+}
+
+/// The smallest count among the largest counts that together make up `percentile` millionths
+/// of all counts (each count weighted by itself, as LLVM's profile summary defines its hot
+/// threshold); 0 when there are no counts.
+pub fn hot_threshold(counts: impl IntoIterator<Item = u64>, percentile: u32) -> u64 {
+    let mut all: Vec<u64> = counts.into_iter().filter(|&c| c > 0).collect();
+    all.sort_unstable_by(|a, b| b.cmp(a));
+    let total: u128 = all.iter().map(|&c| u128::from(c)).sum();
+    let goal = total * u128::from(percentile.min(1_000_000)) / 1_000_000;
+    let mut sum = 0u128;
+    for &c in &all {
+        sum += u128::from(c);
+        if sum >= goal {
+            return c;
+        }
+    }
+    all.last().copied().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn calls_multiply_down_a_chain_and_add_up_over_callers() {
+        // main -> a (from a loop: 32 per call) -> b (once); main -> b (once).
+        let mut g = CallGraph::default();
+        let main = g.add(1.0);
+        let a = g.add(0.0);
+        let b = g.add(0.0);
+        g.call(main, a, 32.0);
+        g.call(a, b, 1.0);
+        g.call(main, b, 1.0);
+        let c = entry_counts(&g);
+        assert_eq!(c, vec![1.0, 32.0, 33.0]);
+    }
+
+    #[test]
+    fn indirect_calls_are_shared_among_the_functions_of_their_type() {
+        let mut g = CallGraph::default();
+        let main = g.add(1.0);
+        let (f, h) = (g.add(0.0), g.add(0.0));
+        let node = g.indirect(&[f, h]);
+        g.call(main, node, 100.0);
+        let c = entry_counts(&g);
+        assert_eq!((c[f as usize], c[h as usize]), (50.0, 50.0));
+    }
+
+    #[test]
+    fn recursion_goes_once_around() {
+        // main -> r once; r calls itself twice per call (a tree walk): r gets 1 + 2.
+        let mut g = CallGraph::default();
+        let main = g.add(1.0);
+        let r = g.add(0.0);
+        let leaf = g.add(0.0);
+        g.call(main, r, 1.0);
+        g.call(r, r, 2.0);
+        g.call(r, leaf, 1.0);
+        let c = entry_counts(&g);
+        assert_eq!(c, vec![1.0, 3.0, 3.0]);
+        // Mutual recursion: each member receives what the other passes on once.
+        let mut g = CallGraph::default();
+        let main = g.add(1.0);
+        let (p, q) = (g.add(0.0), g.add(0.0));
+        g.call(main, p, 1.0);
+        g.call(p, q, 1.0);
+        g.call(q, p, 1.0);
+        assert_eq!(entry_counts(&g), vec![1.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn counts_are_capped_and_bad_frequencies_ignored() {
+        let mut g = CallGraph::default();
+        let mut prev = g.add(1.0);
+        for _ in 0..20 {
+            let next = g.add(0.0);
+            g.call(prev, next, 1e6);
+            prev = next;
+        }
+        g.call(0, 1, f64::NAN);
+        g.call(0, 1, -5.0);
+        let c = entry_counts(&g);
+        assert_eq!(c[20], MAX_COUNT);
+        assert_eq!(c[1], 1e6);
+    }
+
+    #[test]
+    fn the_hot_threshold_is_the_smallest_count_of_the_top_share() {
+        // 90 + 9 + 1 = 100: the top 90% is the 90 alone, the top 99% needs the 9.
+        assert_eq!(hot_threshold([1, 90, 9, 0], 900_000), 90);
+        assert_eq!(hot_threshold([1, 90, 9], 990_000), 9);
+        assert_eq!(hot_threshold([1, 90, 9], 1_000_000), 1);
+        assert_eq!(hot_threshold([], 990_000), 0);
+    }
+
+    proptest! {
+        /// Counts are finite, never negative, at least what a node receives from outside,
+        /// and in a graph without cycles exactly what flows in.
+        #[test]
+        fn counts_are_the_flow_into_each_node(
+            outside in proptest::collection::vec(0.0f64..10.0, 1..30),
+            edges in proptest::collection::vec((0u32..30, 0u32..30, 0.0f64..40.0), 0..80),
+        ) {
+            let mut g = CallGraph::default();
+            for &o in &outside {
+                g.add(o);
+            }
+            let n = outside.len() as u32;
+            for &(a, b, w) in &edges {
+                g.call(a % n, b % n, w);
+            }
+            let c = entry_counts(&g);
+            for (v, &x) in c.iter().enumerate() {
+                prop_assert!(x.is_finite() && x >= outside[v] && x <= MAX_COUNT);
+            }
+            // Keep only edges that go forward: a DAG, where counts are the exact flow.
+            let mut dag = CallGraph { nodes: g.nodes.clone(), edges: Vec::new() };
+            for &(a, b, w) in &g.edges {
+                if a < b {
+                    dag.call(a, b, w);
+                }
+            }
+            let c = entry_counts(&dag);
+            for v in 0..n {
+                let inflow: f64 = dag
+                    .edges
+                    .iter()
+                    .filter(|e| e.1 == v)
+                    .map(|&(a, _, w)| c[a as usize] * w)
+                    .sum();
+                let want = (outside[v as usize] + inflow).min(MAX_COUNT);
+                prop_assert!((c[v as usize] - want).abs() <= 1e-9 * want.max(1.0));
+            }
+        }
+    }
+}
