@@ -496,18 +496,20 @@ pub struct OptArgs {
     /// stand (fastest).
     #[arg(long)]
     pub no_measure: bool,
-    /// With a profile in the module (built with `clang -fprofile-use` or another LLVM PGO),
-    /// merges with constants and of similar functions may add at most this percentage of the
-    /// module's run-time work together. fmerge estimates the work from the profile's counts
-    /// (executed IR instructions: each block's count times its instructions) and, for each
+    /// Merges with constants and of similar functions may add at most this percentage of the
+    /// module's run-time work together. fmerge counts the work from the profile in the module
+    /// (built with `clang -fprofile-use` or another LLVM PGO), or without one from counts it
+    /// estimates from the code, where it also keeps merges from making likely hot functions
+    /// more than 3% slower (see --no-estimate). The work is executed IR instructions (each
+    /// block's count times its instructions); for each
     /// merge, the work it adds (thunk jumps and extra arguments per call, parameterized
     /// constants, `select`s and branches on the function id times how often their original
     /// blocks ran); merges that save the most bytes per unit of added work go first. Code that
     /// never ran is free. 0 allows only merges that add no work by the profile.
     #[arg(long, value_name = "PERCENT", default_value_t = options::DEFAULT_MAX_SLOWDOWN_PERCENT, value_parser = options::percent)]
     pub max_slowdown: f64,
-    /// With a profile in the module: one merge may add at most this percentage of the
-    /// module's run-time work per KB it saves (the price of a byte: 0.1 lets a merge that
+    /// One merge may add at most this percentage of the module's run-time work (by the
+    /// profile, or estimated without one) per KB it saves (the price of a byte: 0.1 lets a merge that
     /// saves 100 bytes add 0.01%); merges that add no work are not limited.
     #[arg(long, value_name = "PERCENT", default_value_t = options::DEFAULT_MAX_SLOWDOWN_PER_KB_PERCENT, value_parser = options::percent)]
     pub max_slowdown_per_kb: f64,

@@ -198,7 +198,13 @@ fn print_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
             )?;
         }
     }
-    if let Some(p) = &r.profile {
+    if let Some(p) = r.profile.as_ref().filter(|p| p.estimated) {
+        writeln!(
+            out,
+            "  no profile: run-time cost estimated from the code, {} merges left out for it (--no-estimate merges them)",
+            p.merges_over_budget
+        )?;
+    } else if let Some(p) = &r.profile {
         let hot_skipped = r
             .skipped
             .iter()

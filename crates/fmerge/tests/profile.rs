@@ -2,7 +2,8 @@
 //! priced by the work it adds at run time and merges stay within `--max-slowdown` of the
 //! module's work (a hot function merges when its merge adds little, not when it adds much),
 //! `--hot-percentile` still cuts hot functions out, the report gives the counts and costs it
-//! saw, and the program behaves the same either way.
+//! saw, and the program behaves the same either way. Without a profile the counts are
+//! estimated from the code, and hot loops are still priced.
 
 mod common;
 
@@ -184,8 +185,20 @@ fn merges_are_priced_by_the_work_they_add_within_the_slowdown_budget() {
     assert!(r["skipped"].as_array().unwrap().iter().any(|s| s["function"] == "stats_hot"
         && s["reason"].as_str().unwrap().starts_with("hot in the profile")));
 
-    // Without the profile the hot function merges like any other.
+    // Without the profile, counts are estimated from the code: stats_hot is called in main's
+    // loop and has a loop of its own, so its merge is priced as dear as with the profile.
     let r = opt(&["--ignore-profile"], "ignored");
+    assert!(!merged_names(&r).iter().any(|n| n == "stats_hot"), "{r}");
+    assert_eq!(r["profile"]["estimated"], true);
+    let refused = r["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["function"].as_str().unwrap().starts_with("stats_hot + "))
+        .expect("the costly merge is reported as skipped");
+    assert!(refused["reason"].as_str().unwrap().contains("estimated work"), "{refused}");
+    // ... and with --no-estimate the hot function merges like any other.
+    let r = opt(&["--ignore-profile", "--no-estimate"], "free");
     assert!(merged_names(&r).iter().any(|n| n == "stats_hot"));
     assert!(r.get("profile").is_none());
     assert!(r["merges"].as_array().unwrap().iter().all(|m| m.get("added_work").is_none()));
