@@ -1,0 +1,7 @@
+// Runs a WASI command module (argv[2]) under Node's WASI, passing on its exit code.
+import { readFile } from 'node:fs/promises';
+import { WASI } from 'node:wasi';
+const wasi = new WASI({ version: 'preview1', args: process.argv.slice(2), env: {}, returnOnExit: true });
+const module = await WebAssembly.compile(await readFile(process.argv[2]));
+const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+process.exitCode = wasi.start(instance);
