@@ -175,3 +175,32 @@ fn wasi_c_programs_merge_link_and_run_the_same() {
     }
     assert!(shrunk >= 5, "only {shrunk} programs shrank");
 }
+
+#[test]
+fn whole_program_mode_keeps_the_wasi_entry_point() {
+    if let Some(why) = missing_tools(true) {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    compile(
+        &wasm_dir().join("entry_twin.c"),
+        &p("in.bc"),
+        &["--target=wasm32-wasi", "-Wno-deprecated", "-Oz"],
+    );
+    let report = opt_with_report(&p("in.bc"), &p("out.bc"), &["--whole-program"]);
+    assert!(merged_names(&report).iter().any(|n| n == "__main_argc_argv"), "{report}");
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(p("in.bc"))
+            .args(["-q", "--whole-program", "--emit", "obj", "-o"])
+            .arg(p("out.o")),
+    );
+    link_wasi(&p("in.bc"), &p("in.wasm"));
+    link_wasi(&p("out.o"), &p("out.wasm"));
+    let expected = node("run_wasi.mjs", &[&p("in.wasm")]);
+    assert!(expected.1.lines().count() == 40, "{expected:?}");
+    assert_eq!(node("run_wasi.mjs", &[&p("out.wasm")]), expected);
+}
