@@ -19,8 +19,9 @@ output against reference files or a round trip.
 
     fmbench wasm [PROGRAMS...] [--out DIR] [--wasm-opt PATH] [--json FILE] [--md FILE]
 
-Programs: bzip2 (libbz2 and bzip2.c), zstd (libzstd and drivers/zstd_host.c), sqlite (the
-amalgamation and drivers/sqlite_host.c, single-threaded, no WAL, no extensions). Lua needs
+Programs: bzip2 (libbz2 and bzip2.c), zstd (libzstd and drivers/zstd_host.c), quickjs (QuickJS-ng
+and qjs; the corpus' smoke scripts and upstream tests), sqlite (the amalgamation and
+drivers/sqlite_host.c, single-threaded, no WAL, no extensions). Lua needs
 setjmp/longjmp, which the wasi-libc of Debian 12 lacks; xz needs threads: both are left out.
 
 wasm-opt: --wasm-opt, else $FMERGE_WASM_OPT, else build/tools/node_modules/.bin/wasm-opt (npm's
@@ -39,9 +40,9 @@ import subprocess
 from pathlib import Path
 
 from .common import BUILD, CLANG, CORPUS_DATA, LLC, OPT, REPO, log, parser, pmap, run, work_dir
-from .programs import crate_src, gen_binary, gen_text
+from .programs import QJS_UPSTREAM_TESTS, crate_src, gen_binary, gen_text
 
-NODE_WASI = REPO / "crates" / "fmerge" / "tests" / "wasm" / "run_wasi.mjs"
+NODE_WASI = REPO / "examples" / "wasm" / "wasi.mjs"
 BINARYEN_VERSION = "132.0.0"
 WASI = ["--target=wasm32-wasi", "-Wno-deprecated"]
 EMULATED = ["-D_WASI_EMULATED_SIGNAL", "-D_WASI_EMULATED_PROCESS_CLOCKS", "-D_WASI_EMULATED_MMAN",
@@ -71,6 +72,9 @@ PROGRAMS = {
     "zstd": ("zstd-sys", [(["zstd/lib/common/*.c", "zstd/lib/compress/*.c", "zstd/lib/decompress/*.c",
                             "zstd/lib/dictBuilder/*.c", "zstd/lib/legacy/*.c"], ZSTD_FLAGS),
                           ([str(CORPUS_DATA / "drivers/zstd_host.c")], ["-Izstd/lib"])]),
+    "quickjs": ("rquickjs-sys", [([f"quickjs/{f}.c" for f in ("dtoa", "libregexp", "libunicode", "quickjs",
+                                                             "quickjs-libc", "qjs", "gen/repl", "gen/standalone")],
+                                  ["-D_GNU_SOURCE", "-DQUICKJS_NG_BUILD", "-funsigned-char", "-Iquickjs"])]),
     "sqlite": ("libsqlite3-sys", [(["sqlite3/sqlite3.c"], SQLITE_FLAGS + ["-Isqlite3"]),
                                   ([str(CORPUS_DATA / "drivers/sqlite_host.c")], ["-Isqlite3"])]),
 }
@@ -103,6 +107,11 @@ def workload(prog: str, tmp: Path) -> list[tuple[str, list[str], Path | None, Pa
         return [("workload", [], None, None)] + \
             [(f"compress_{k}_{lvl}", ["-c", lvl], f[k], None) for k in ("text", "binary", "small")
              for lvl in ("3", "19")] + [("decompress_garbage", ["-d"], f["small"], None)]
+    if prog == "quickjs":
+        tests = crate_src("rquickjs-sys") / "quickjs" / "tests"
+        scripts = sorted((CORPUS_DATA / "smoke" / "quickjs").glob("*.js")) + \
+            [tests / t for t in QJS_UPSTREAM_TESTS]
+        return [(s.stem, [str(s)], None, None) for s in scripts]
     if prog == "sqlite":
         scripts = sorted((CORPUS_DATA / "smoke" / "sqlite").glob("*.sql"))
         return [(s.stem, ["{tmp}/" + s.stem + ".db", str(s)], None, None) for s in scripts] + \

@@ -15,6 +15,12 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Runs a WASI program under Node with the README's runner (examples/wasm/wasi.mjs).
+fn node_wasi(wasm: &Path) -> (i32, String, String) {
+    let runner = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/wasm/wasi.mjs");
+    node(&runner, &[wasm])
+}
+
 fn wasm_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wasm")
 }
@@ -37,10 +43,10 @@ fn missing_tools(wasi: bool) -> Option<String> {
 }
 
 /// Runs `node SCRIPT ARGS`; returns (exit code, stdout, stderr).
-fn node(script: &str, args: &[&Path]) -> (i32, String, String) {
+fn node(script: &Path, args: &[&Path]) -> (i32, String, String) {
     let out = Command::new("node")
         .arg("--no-warnings")
-        .arg(wasm_dir().join(script))
+        .arg(script)
         .args(args)
         .output()
         .expect("run node");
@@ -102,8 +108,10 @@ fn freestanding_round_trip(flags: &[&str]) -> String {
     for (o, w) in [("in.o", "in.wasm"), ("out.o", "out.wasm")] {
         run_ok(Command::new("wasm-ld-22").arg("--no-entry").arg(p(o)).arg("-o").arg(p(w)));
     }
-    let (expected, got) =
-        (node("run_bare.mjs", &[&p("in.wasm")]), node("run_bare.mjs", &[&p("out.wasm")]));
+    let (expected, got) = (
+        node(&wasm_dir().join("run_bare.mjs"), &[&p("in.wasm")]),
+        node(&wasm_dir().join("run_bare.mjs"), &[&p("out.wasm")]),
+    );
     assert_eq!(expected.0, 0, "the unmerged module failed: {}", expected.2);
     assert!(expected.1.split(' ').count() > 40, "too little output: {}", expected.1);
     assert_eq!(got, expected, "the merged module behaves differently ({flags:?})");
@@ -168,10 +176,10 @@ fn wasi_c_programs_merge_link_and_run_the_same() {
         }
         link_wasi(&p("in.bc"), &p("in.wasm"));
         link_wasi(&p("out.o"), &p("out.wasm"));
-        let expected = node("run_wasi.mjs", &[&p("in.wasm")]);
+        let expected = node_wasi(&p("in.wasm"));
         assert_eq!(expected.0, 0, "{name}: the unmerged program failed: {}", expected.2);
         assert!(!expected.1.is_empty(), "{name}: the program printed nothing");
-        assert_eq!(node("run_wasi.mjs", &[&p("out.wasm")]), expected, "{name} behaves differently");
+        assert_eq!(node_wasi(&p("out.wasm")), expected, "{name} behaves differently");
     }
     assert!(shrunk >= 5, "only {shrunk} programs shrank");
 }
@@ -200,7 +208,7 @@ fn whole_program_mode_keeps_the_wasi_entry_point() {
     );
     link_wasi(&p("in.bc"), &p("in.wasm"));
     link_wasi(&p("out.o"), &p("out.wasm"));
-    let expected = node("run_wasi.mjs", &[&p("in.wasm")]);
+    let expected = node_wasi(&p("in.wasm"));
     assert!(expected.1.lines().count() == 40, "{expected:?}");
-    assert_eq!(node("run_wasi.mjs", &[&p("out.wasm")]), expected);
+    assert_eq!(node_wasi(&p("out.wasm")), expected);
 }
