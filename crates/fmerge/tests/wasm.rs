@@ -212,3 +212,24 @@ fn whole_program_mode_keeps_the_wasi_entry_point() {
     assert!(expected.1.lines().count() == 40, "{expected:?}");
     assert_eq!(node_wasi(&p("out.wasm")), expected);
 }
+
+#[test]
+fn apply_warns_that_wasm_ld_does_not_fold_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    compile(&wasm_dir().join("bare.c"), &p("in.bc"), &["--target=wasm32-unknown-unknown", "-Oz"]);
+    run_ok(fmerge().arg("summarize").arg(p("in.bc")).arg("-o").arg(p("in.fms")));
+    run_ok(fmerge().arg("combine").arg(p("in.fms")).arg("-o").arg(p("merge.fmi")));
+    let out = run_ok(
+        fmerge()
+            .arg("apply")
+            .arg(p("in.bc"))
+            .arg("--info")
+            .arg(p("merge.fmi"))
+            .args(["--emit", "obj", "-o"])
+            .arg(p("out.o")),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("wasm-ld has no identical code folding"), "{stderr}");
+    assert!(!wasm_sections(&p("out.o")).is_empty());
+}
