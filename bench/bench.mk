@@ -76,7 +76,9 @@ BENCH_STUDIES = \
   global-stale:global_stale \
   estimate-check:estimate-check \
   outputs:outputs \
-  cost:cost
+  cost:cost \
+  wasm:wasm \
+  embedded:embedded
 
 define bench_study
 .PHONY: bench-$(1)

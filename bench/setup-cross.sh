@@ -2,11 +2,16 @@
 # What the AArch64 half of the benchmark needs besides LLVM 22 (scripts/setup.sh):
 # Debian's cross C/C++ headers, libraries and binutils (clang-22 --target=aarch64-linux-gnu
 # compiles and links with them), qemu-user to run the AArch64 smoke workloads, and Rust's
-# aarch64-unknown-linux-gnu standard library for fd and tokei. Idempotent.
+# aarch64-unknown-linux-gnu standard library for fd and tokei. Also what the embedded and wasm
+# studies need: picolibc's headers for Cortex-M and RISC-V, the armhf C library (Thumb-2 Linux
+# builds under qemu-arm) and npm (Binaryen's wasm-opt from npm's `binaryen`). Idempotent.
 set -euo pipefail
 
-pkgs=(libc6-dev-arm64-cross gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user)
+pkgs=(libc6-dev-arm64-cross gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user
+      picolibc-arm-none-eabi picolibc-riscv64-unknown-elf gcc-arm-linux-gnueabihf)
 missing=()
+# Debian's npm only where no npm came with Node (a Node from elsewhere brings its own).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

@@ -23,10 +23,22 @@ fi
 need_valgrind=0
 command -v valgrind >/dev/null 2>&1 || need_valgrind=1
 
-if [ "$need_llvm" = 1 ] || [ "$need_valgrind" = 1 ]; then
+# WebAssembly: wasi-libc, clang's wasm32 builtins and libc++ (C and C++ programs for wasm32-wasi),
+# Node (runs them under node:wasi) and Binaryen's wasm-opt (crates/fmerge/tests/wasm.rs, the
+# README's WebAssembly section, bench/fmbench's wasm study).
+wasm_pkgs=""
+[ -e /usr/lib/wasm32-wasi/libc.a ] || wasm_pkgs="$wasm_pkgs wasi-libc"
+[ -e /usr/lib/llvm-22/lib/clang/22/lib/wasi/libclang_rt.builtins-wasm32.a ] || \
+  wasm_pkgs="$wasm_pkgs libclang-rt-22-dev-wasm32"
+[ -e /usr/lib/llvm-22/lib/wasm32-wasi/libc++.a ] || wasm_pkgs="$wasm_pkgs libc++-22-dev-wasm32 libc++abi-22-dev-wasm32"
+command -v node >/dev/null 2>&1 || wasm_pkgs="$wasm_pkgs nodejs"
+command -v wasm-opt >/dev/null 2>&1 || wasm_pkgs="$wasm_pkgs binaryen"
+
+if [ "$need_llvm" = 1 ] || [ "$need_valgrind" = 1 ] || [ -n "$wasm_pkgs" ]; then
   pkgs=""
   [ "$need_llvm" = 1 ] && pkgs="llvm-22-dev clang-22 lld-22 llvm-22-tools libclang-rt-22-dev"
   [ "$need_valgrind" = 1 ] && pkgs="$pkgs valgrind"
+  pkgs="$pkgs$wasm_pkgs"
   echo "setup: installing from Debian's packages:$pkgs"
   SUDO=""
   if [ "$(id -u)" != 0 ]; then

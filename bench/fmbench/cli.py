@@ -24,6 +24,8 @@ STUDIES = {
     "global": ("globalmerge", "merging across modules: summarize/combine/apply against GlobalMergeFunc"),
     "estimate-check": ("estimate", "how often merges kept without measuring lose bytes"),
     "outputs": ("outputs", "whether two builds of fmerge write the same bytes on the corpus, in every mode"),
+    "wasm": ("wasm", "wasm32-wasi programs: fmerge against and with Binaryen's wasm-opt, run under node:wasi"),
+    "embedded": ("embedded", "Cortex-M4 and RV32 libraries: fmerge against mergefunc and the machine outliner"),
     "cost": ("cost", "fmerge's own time and memory against opt -Oz and llc on each corpus module"),
 }
 ALIASES = {"harness": "sizes"}

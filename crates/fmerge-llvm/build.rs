@@ -41,7 +41,8 @@ const HEADERS: &[&str] = &["shim/shim.h", "shim/profiling/pressure.h", "shim/pro
 const RUNTIME: &str = "shim/profiling/runtime.c";
 
 /// The targets `fmerge instrument` has a runtime for: Linux on every architecture fmerge
-/// handles (the targets `src/target.rs` initializes: x86, AArch64, Arm, RISC-V), in each data
+/// handles (the targets `src/target.rs` initializes: x86, AArch64, Arm, RISC-V; WebAssembly has
+/// no Linux, so no runtime and no `fmerge instrument`), in each data
 /// layout clang gives it there (x86-64 and x32, AArch64 LP64 and ILP32, both byte orders where
 /// Linux has them). Thumb uses the Arm builds. On all of them the runtime's constants (open(2)
 /// flags, `struct sigaction`, signal numbers) are Linux's generic ones.

@@ -5,6 +5,15 @@
 //! default relocation and code model, the CPU and features the functions carry), and the object
 //! is read back with the `object` crate. `.text` bytes are the sum of executable sections (what
 //! `llvm-size-22 -A` lists as `.text*`); per-function bytes are the ELF symbol sizes.
+//!
+//! WebAssembly objects have no `.text`: code is the code section, one entry per function, and
+//! each function also costs a type index in the function section and, if its signature is new,
+//! a type in the type section (a merged body with an extra parameter may add one). For wasm the
+//! ruler's `.text` bytes are therefore the code, function and type sections together (the
+//! payload bytes, as `llvm-objdump -h` lists them); per-function bytes are the code section
+//! entries' body sizes. Relocatable wasm pads every relocated index to five bytes (`wasm-ld`
+//! keeps the padding, `wasm-opt` removes it), so absolute numbers are larger than a linked and
+//! optimized module's, but every merge is priced with the same padding before and after.
 
 use crate::error::{LlvmError, Result};
 use crate::module::{Embedding, Llvm, Module};
@@ -25,6 +34,7 @@ fn init_targets() {
         InkTarget::initialize_aarch64(&cfg);
         InkTarget::initialize_arm(&cfg);
         InkTarget::initialize_riscv(&cfg);
+        InkTarget::initialize_webassembly(&cfg);
     });
 }
 
@@ -287,13 +297,14 @@ pub struct SizeReport {
     pub functions: BTreeMap<String, u64>,
 }
 
-/// Reads `.text` and per-function sizes from an object file (ELF, Mach-O or COFF).
+/// Reads `.text` and per-function sizes from an object file (ELF, Mach-O, COFF or WebAssembly).
 pub fn measure_object(obj: &[u8]) -> Result<SizeReport> {
     let file = object::File::parse(obj)
         .map_err(|e| LlvmError::Codegen { message: format!("cannot read the object: {e}") })?;
+    let wasm = file.format() == object::BinaryFormat::Wasm;
     let mut report = SizeReport::default();
     for s in file.sections() {
-        if is_executable(&s) {
+        if is_executable(&s) || (wasm && is_wasm_code_shape(&s)) {
             report.text_bytes += s.size();
         }
     }
@@ -323,6 +334,12 @@ pub fn measure_object(obj: &[u8]) -> Result<SizeReport> {
         *report.functions.entry(name).or_default() += size;
     }
     Ok(report)
+}
+
+/// The wasm sections that grow and shrink with functions besides the code section: the
+/// function section (a type index per function) and the type section (signatures).
+fn is_wasm_code_shape(s: &object::Section<'_, '_>) -> bool {
+    matches!(s.name(), Ok("<function>" | "<type>"))
 }
 
 fn is_executable(s: &object::Section<'_, '_>) -> bool {

@@ -33,6 +33,11 @@ pub struct Visibility<'m> {
 /// [`rewritable_call_sites`]).
 pub const LARGE_FUNCTION: usize = 10_000;
 
+/// The names a program's entry point has in a module: `main`, and on WebAssembly also what
+/// clang calls a `main` with parameters (`__main_argc_argv`, which wasi-libc's start code
+/// calls; `int main(void)` keeps its name) and the start code's own `__main_void`.
+pub const ENTRY_POINTS: &[&str] = &["main", "__main_argc_argv", "__main_void"];
+
 impl<'m> Visibility<'m> {
     pub fn new(module: &'m Module<'_>, whole_program: bool) -> Self {
         Visibility { used: module.used_functions(), whole_program, large: RefCell::default() }
@@ -55,7 +60,7 @@ impl<'m> Visibility<'m> {
         }
         if self.whole_program {
             // The module is the whole program: only the entry point is called from outside.
-            return f.name() == "main";
+            return ENTRY_POINTS.contains(&f.name().as_str());
         }
         !f.linkage().is_local()
     }

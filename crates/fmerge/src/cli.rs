@@ -449,8 +449,9 @@ pub struct OptArgs {
     /// Target triple for code generation and costs (default: the module's, else the host's).
     #[arg(long, value_name = "TRIPLE")]
     pub target: Option<String>,
-    /// The input is the whole program: functions other than `main` that end up unused may be
-    /// deleted, and addresses nobody takes may be merged.
+    /// The input is the whole program: functions other than `main` (on WebAssembly also
+    /// `__main_argc_argv`, clang's name for a `main` with parameters) that end up unused may
+    /// be deleted, and addresses nobody takes may be merged.
     #[arg(long)]
     pub whole_program: bool,
     /// Which merges to perform (comma-separated).

@@ -89,6 +89,15 @@ pub fn apply(args: ApplyArgs) -> Result<()> {
         target.retarget(&module);
     }
     let report = fmerge_passes::global::apply(&mut module, &target, &info)?;
+    if target.triple().starts_with("wasm") {
+        // The copies `apply` leaves in every module are folded by the linker's identical code
+        // folding, which wasm-ld does not have.
+        eprintln!(
+            "fmerge: warning: wasm-ld has no identical code folding, so every module keeps its \
+             copy of what the modules share; for a whole program, merge the module wasm-ld's \
+             LTO compiles (-Wl,--save-temps) with `fmerge opt` instead"
+        );
+    }
     let emit = match args.emit {
         EmitKind::Bc => Emit::Bitcode,
         EmitKind::Ll => Emit::Text,
