@@ -219,6 +219,10 @@ pub fn combine_similar(
     opts.stages = crate::options::Stages { identical: false, constants: false, similar: true };
     opts.whole_program = false;
     opts.input_verified = true;
+    // The scratch module holds bodies without their callers: an estimate of how often they
+    // run would see none of the loops that call them. Summaries carry no estimate either, so
+    // only a profile prices these merges (as `fmerge opt --no-estimate` would).
+    opts.estimate = false;
     let report = crate::pipeline::optimize(
         &mut scratch,
         &target,

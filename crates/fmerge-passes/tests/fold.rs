@@ -22,7 +22,8 @@ fn run(ir: &str, stages: Stages, whole_program: bool) -> (String, Report) {
     let llvm = Llvm::new();
     let mut module = llvm.parse(Path::new("t.ll"), format!("{TRIPLE}{ir}").as_bytes()).expect("IR");
     let target = Target::for_module(&module, None).expect("x86-64");
-    let opts = Options { stages, whole_program, ..Options::default() };
+    // No estimate of run-time cost: these small modules are about how merges are made.
+    let opts = Options { stages, whole_program, estimate: false, ..Options::default() };
     let report =
         fmerge_passes::optimize(&mut module, &target, &opts, Measure::Nothing, &|_: &str| {})
             .expect("fmerge succeeds");

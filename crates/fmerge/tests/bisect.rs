@@ -20,7 +20,7 @@ fn bisect_finds_the_merge_that_breaks_the_build() {
         fmerge()
             .arg("opt")
             .arg(&input)
-            .args(["--whole-program", "--no-measure", "--emit", "ll", "-q", "-o"])
+            .args(["--whole-program", "--no-measure", "--no-estimate", "--emit", "ll", "-q", "-o"])
             .arg(&all)
             .arg("--report")
             .arg(&report),
@@ -69,7 +69,7 @@ fn bisect_finds_the_merge_that_breaks_the_build() {
             .arg("--keep")
             .arg(&keep)
             .arg("--json")
-            .args(["--", "--whole-program"]),
+            .args(["--", "--whole-program", "--no-estimate"]),
     );
     let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(found["first_bad"].as_u64(), Some(seq), "{found}");

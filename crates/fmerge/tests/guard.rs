@@ -7,6 +7,8 @@ mod common;
 use common::*;
 use std::path::Path;
 
+/// The case: a merge whose estimate says it saves bytes and whose code grows. Every run uses
+/// `--no-estimate`: the case is about bytes, not about its (estimated) run-time cost.
 fn input() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guard/estimate_trusted_loss.ll")
 }
@@ -22,7 +24,7 @@ fn an_estimate_trusted_merge_that_loses_bytes_is_undone() {
         fmerge()
             .arg("opt")
             .arg(input())
-            .args(["--no-measure", "--measure-budget", "0", "-q"])
+            .args(["--no-measure", "--measure-budget", "0", "--no-estimate", "-q"])
             .arg("-o")
             .arg(&unguarded),
     );
@@ -40,7 +42,7 @@ fn an_estimate_trusted_merge_that_loses_bytes_is_undone() {
         fmerge()
             .arg("opt")
             .arg(input())
-            .args(["--measure", "--measure-budget", "0", "-q"])
+            .args(["--measure", "--measure-budget", "0", "--no-estimate", "-q"])
             .arg("-o")
             .arg(&guarded)
             .arg("--report")
@@ -69,7 +71,7 @@ fn the_default_guard_measures_only_merged_functions_and_still_undoes_the_loss() 
         fmerge()
             .arg("opt")
             .arg(input())
-            .args(["--measure-budget", "0", "-q"])
+            .args(["--measure-budget", "0", "--no-estimate", "-q"])
             .arg("-o")
             .arg(&out)
             .arg("--report")
@@ -101,7 +103,7 @@ fn a_losing_merge_with_rewritten_call_sites_is_undone_in_place_and_the_calls_tur
         fmerge()
             .arg("opt")
             .arg(&input)
-            .args(["--no-measure", "--measure-budget", "0", "-q"])
+            .args(["--no-measure", "--measure-budget", "0", "--no-estimate", "-q"])
             .arg("-o")
             .arg(&unguarded)
             .arg("--report")
@@ -127,7 +129,7 @@ fn a_losing_merge_with_rewritten_call_sites_is_undone_in_place_and_the_calls_tur
         fmerge()
             .arg("opt")
             .arg(&input)
-            .args(["--measure-budget", "0", "-q"])
+            .args(["--measure-budget", "0", "--no-estimate", "-q"])
             .arg("-o")
             .arg(&out)
             .arg("--report")
