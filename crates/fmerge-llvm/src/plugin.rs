@@ -53,8 +53,11 @@ pub enum Place {
     Compile,
     /// At the end of the full-LTO link pipeline: the whole linked program.
     FullLto,
-    /// After the optimizer of one ThinLTO backend module.
+    /// One ThinLTO backend module of an in-process link, when its code generation starts.
     ThinLtoBackend,
+    /// The module of a distributed ThinLTO backend (`clang -fthinlto-index=...`), when its code
+    /// generation starts.
+    DistributedBackend,
 }
 
 impl Place {
@@ -64,6 +67,7 @@ impl Place {
             Place::Compile => "compile",
             Place::FullLto => "full LTO link",
             Place::ThinLtoBackend => "ThinLTO backend",
+            Place::DistributedBackend => "distributed ThinLTO backend",
         }
     }
 }
@@ -159,6 +163,7 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
             1 => Place::Compile,
             2 => Place::FullLto,
             3 => Place::ThinLtoBackend,
+            4 => Place::DistributedBackend,
             _ => Place::Named,
         },
     };

@@ -131,7 +131,13 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
             return false;
         }
     };
-    if !s.enabled || (!s.in_compiles && matches!(o.place, Place::Compile | Place::ThinLtoBackend)) {
+    if !s.enabled
+        || (!s.in_compiles
+            && matches!(
+                o.place,
+                Place::Compile | Place::ThinLtoBackend | Place::DistributedBackend
+            ))
+    {
         return false;
     }
     // Merging needs two functions. A ThinLTO backend or a compile often has fewer (a codegen unit
@@ -242,7 +248,9 @@ fn restore<'c>(module: &mut Module<'c>, backup: Module<'c>, why: &str) -> bool {
 /// Writes the JSON report; a ThinLTO link runs one backend per module, so there `{}` in the
 /// name, or else a suffix, tells the modules' reports apart.
 fn write_report(path: &str, report: &Report, place: Place) {
-    let path = if place == Place::ThinLtoBackend || path.contains("{}") {
+    let path = if matches!(place, Place::ThinLtoBackend | Place::DistributedBackend)
+        || path.contains("{}")
+    {
         let id = format!("{}-{}", std::process::id(), unique());
         if path.contains("{}") { path.replace("{}", &id) } else { format!("{path}.{id}") }
     } else {

@@ -251,6 +251,64 @@ fn thin_lto_backends_and_plain_compiles_merge_each_module() {
     assert!(sum(&merged_objs) < sum(&plain_objs));
 }
 
+/// A distributed ThinLTO build: an index-only link, one backend compile per module (with the
+/// code generation options lld's in-process backends use), then the final link. Returns the
+/// backends' stderr.
+fn distributed_thin_lto(objs: &[PathBuf], exe: &Path, plugin_flags: &[String]) -> String {
+    let mut index = Command::new("clang++-22");
+    index.args(["-flto=thin", "-fuse-ld=lld", "-Wl,--thinlto-index-only"]).args(objs);
+    run_ok(index.arg("-o").arg(exe.with_extension("unused")));
+    let mut stderr = String::new();
+    let mut natives = Vec::new();
+    for o in objs {
+        let tag = exe.file_name().unwrap().to_string_lossy();
+        let native = PathBuf::from(format!("{}.{tag}.native.o", o.display()));
+        let index = format!("-fthinlto-index={}.thinlto.bc", o.display());
+        let out = run_ok(
+            Command::new("clang++-22")
+                .args(["-Os", "-ffunction-sections", "-fdata-sections", "-x", "ir"])
+                .arg(o)
+                .arg(index)
+                .args(plugin_flags)
+                .arg("-c")
+                .arg("-o")
+                .arg(&native)
+                .env("RUST_BACKTRACE", "0"),
+        );
+        stderr += &String::from_utf8_lossy(&out.stderr);
+        natives.push(native);
+    }
+    run_ok(Command::new("clang++-22").arg("-fuse-ld=lld").args(&natives).arg("-o").arg(exe));
+    stderr
+}
+
+#[test]
+fn distributed_thin_lto_backends_merge_as_the_in_process_link_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let objs = compile_demo(dir.path(), &["-flto=thin"]);
+    let (plain, in_process) = (dir.path().join("plain"), dir.path().join("in-process"));
+    link(&objs, &plain, "-flto=thin", false, "");
+    link(&objs, &in_process, "-flto=thin", true, "");
+    // clang's distributed backend ignores -fpass-plugin; `-Xclang -load` is what loads fmerge
+    // there (and registers its -mllvm options).
+    let p = plugin().display().to_string();
+    let flags: Vec<String> = ["-Xclang", "-load", "-Xclang", &p, "-mllvm", "-fmerge-verbose"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let distributed = dir.path().join("distributed");
+    let stderr = distributed_thin_lto(&objs, &distributed, &flags);
+    assert!(stderr.contains("fmerge: distributed ThinLTO backend"), "{stderr}");
+    assert!(stderr.contains("functions merged"), "{stderr}");
+    assert_eq!(output_of(&plain), output_of(&distributed));
+    assert_eq!(text_bytes(&distributed), text_bytes(&in_process));
+    assert!(text_bytes(&distributed) < text_bytes(&plain));
+    // Without the plugin, the distributed build is the in-process one too.
+    let unmerged = dir.path().join("unmerged");
+    assert_eq!(distributed_thin_lto(&objs, &unmerged, &[]), "");
+    assert_eq!(text_bytes(&unmerged), text_bytes(&plain));
+}
+
 #[test]
 fn a_failure_inside_the_plugin_leaves_the_module_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
