@@ -85,6 +85,12 @@ cl::opt<std::string> MaxSlowdownPerKB("fmerge-max-slowdown-per-kb", cl::init("")
                                                "work per KB it saves"));
 cl::opt<std::string> Report("fmerge-report", cl::init(""), cl::cat(FmergeCategory),
                             cl::desc("write fmerge's JSON report to this file"));
+cl::opt<std::string> SummaryDir("fmerge-summary-dir", cl::init(""), cl::cat(FmergeCategory),
+                                cl::desc("global merging, round 1: write each module's "
+                                         "summary into this directory"));
+cl::opt<std::string> GlobalInfo("fmerge-global-info", cl::init(""), cl::cat(FmergeCategory),
+                                cl::desc("global merging, round 2: apply this merge "
+                                         "information (fmerge combine's) to each module"));
 cl::opt<bool> Verbose("fmerge-verbose", cl::init(false), cl::cat(FmergeCategory),
                       cl::desc("print one summary line per module to stderr"));
 cl::opt<bool> Timings("fmerge-timings", cl::init(false), cl::cat(FmergeCategory),
@@ -108,6 +114,8 @@ struct FmPluginOptions {
   const char *max_slowdown;
   const char *max_slowdown_per_kb;
   const char *env; // FMERGE_PLUGIN_OPTIONS, or null
+  const char *summary_dir; // empty: none
+  const char *global_info; // empty: none
   int whole_program;
   int guard;
   int verbose;
@@ -128,8 +136,9 @@ FmPluginRunner Runner = nullptr;
 
 // A pass builder took our callbacks in this process (opt, lld, clang with -fpass-plugin).
 std::atomic<bool> PassBuilderSeen{false};
-// fmerge runs somewhere in this process: its own code generation must not get the pass.
-std::atomic<int> Running{0};
+// The distributed backend's module got the pass (a clang backend compiles one module; every
+// later code generation in the process is fmerge's own).
+std::atomic<bool> DistributedDone{false};
 // The optimizer of a ThinLTO backend ran on this thread: its code generation gets the pass.
 thread_local bool ThinBackendPending = false;
 
@@ -140,17 +149,14 @@ bool runOn(Module &M, int Where) {
   auto Given = [](cl::opt<std::string> &Opt) {
     return Opt.getNumOccurrences() ? Opt.getValue().c_str() : nullptr;
   };
-  std::string R = Report;
+  std::string R = Report, S = SummaryDir, G = GlobalInfo;
   const char *Env = std::getenv("FMERGE_PLUGIN_OPTIONS");
   FmPluginOptions O{Given(Merge), Given(Profit), Given(Search), R.c_str(), Given(HotPercentile),
                     Given(MaxSlowdown), Given(MaxSlowdownPerKB),
-                    Env,
+                    Env, S.c_str(), G.c_str(),
                     WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Timings ? 1 : 0,
                     Where};
-  ++Running;
-  bool Changed = Runner(wrap(&M), &O) != 0;
-  --Running;
-  return Changed;
+  return Runner(wrap(&M), &O) != 0;
 }
 
 struct FmergePass : PassInfoMixin<FmergePass> {
@@ -227,16 +233,17 @@ bool distributedBackend() {
 // Every code generation pipeline of the process (see the header): the pass goes first into a
 // ThinLTO backend's. Runs while the pipeline is built, on the thread that will run it.
 void onCodegenPipeline(TargetMachine &TM, legacy::PassManagerBase &PM, TargetPassConfig *) {
-  // Only inside the plugin library (where the plugin entry point is defined), never while
-  // fmerge itself generates code.
-  if (&llvmGetPassPluginInfo == nullptr || Running > 0)
+  // Only inside the plugin library (where the plugin entry point is defined). fmerge's own
+  // code generation (on the backend's thread or on threads of its own) never sees a pending
+  // backend, and comes after the distributed backend's module took the pass.
+  if (&llvmGetPassPluginInfo == nullptr)
     return;
   int Where;
   if (ThinBackendPending) {
     ThinBackendPending = false;
     Where = 3;
   } else if (!PassBuilderSeen && TM.getOptLevel() != CodeGenOptLevel::None &&
-             distributedBackend()) {
+             distributedBackend() && !DistributedDone.exchange(true)) {
     // Loaded (-Xclang -load) into clang's distributed ThinLTO backend, whose optimizer took
     // no pass plugin.
     Where = 4;

@@ -379,6 +379,20 @@ impl<'c> Module<'c> {
         }
     }
 
+    /// The module's identifier: the file it was read from, as its reader named it (an LTO
+    /// link's input object, `lib.a(member.o at 120)` for an archive's).
+    pub fn identifier(&self) -> String {
+        let mut len = 0usize;
+        // SAFETY: live module; LLVM returns a pointer to `len` bytes it owns, copied at once.
+        unsafe {
+            let p = c::LLVMGetModuleIdentifier(self.raw(), &mut len);
+            if p.is_null() {
+                return String::new();
+            }
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+        }
+    }
+
     /// The module's target triple (may be empty).
     pub fn triple(&self) -> String {
         // SAFETY: returns a pointer into the module's own string, copied at once.

@@ -353,12 +353,32 @@ fn referenced_definitions<'m>(f: Function<'m>) -> Vec<Function<'m>> {
     out
 }
 
-/// Applies `info` to `module`; the module verifies afterwards.
+/// Applies `info` to `module`; the module verifies afterwards. The parameterized copies are
+/// internal: the linker's identical code folding keeps one of them.
 pub fn apply(
     module: &mut Module<'_>,
     target: &Target,
     info: &MergeInfo,
 ) -> Result<Report, LlvmError> {
+    apply_with(module, target, info, false)
+}
+
+/// [`apply`]; with `link_once`, a parameterized copy that references no module-local symbol is
+/// named by a hash of its contents (its text with attributes and the declarations it uses,
+/// no debug information), `linkonce_odr hidden` in a comdat of that name: modules that make
+/// the same copy define the same function under the same name, and the linker keeps one
+/// without identical code folding. Different contents never share a name (up to a 64-bit
+/// hash collision of the full text), so nothing the linker picks can change behaviour.
+pub fn apply_with(
+    module: &mut Module<'_>,
+    target: &Target,
+    info: &MergeInfo,
+    link_once: bool,
+) -> Result<Report, LlvmError> {
+    let comdats = {
+        let triple = target.triple();
+        !triple.contains("apple") && !triple.contains("darwin")
+    };
     module.verify()?;
     let start = Instant::now();
     let mut report = Report { target: target.triple().to_string(), ..Default::default() };
@@ -421,6 +441,7 @@ pub fn apply(
                 stats.rolled_back += 1;
                 continue;
             };
+            let copy = if link_once { link_once_copy(module, copy, comdats) } else { copy };
             let n = func.params().len();
             fold::make_thunk(module, func, copy, &fold::forwarding_args(n, &args));
             stats.merges += 1;
@@ -446,6 +467,55 @@ pub fn apply(
     stats.seconds = Some(start.elapsed().as_secs_f64());
     report.stages.push(stats);
     Ok(report)
+}
+
+/// Prefix of the link-once parameterized copies of [`apply_with`].
+const LINK_ONCE_PREFIX: &str = "__fmerge.g.";
+
+/// The link-once copy that stands for `copy` (see [`apply_with`]): a module-independent
+/// version of it under its content hash (the module's own if it already has one, `copy`
+/// erased), or `copy` itself when it references a module-local symbol.
+fn link_once_copy<'m>(module: &'m Module<'_>, copy: Function<'m>, comdats: bool) -> Function<'m> {
+    let Some((shared, locals)) = copy.parameterize_locals("fmerge.shared", 0) else { return copy };
+    debug_assert!(locals.is_empty());
+    let text = module.extract(&[shared]).map(|m| m.to_text());
+    // The text after the module's own header lines (identifier, source file name).
+    let body = text.as_deref().map(|t| {
+        t.lines()
+            .filter(|l| !l.starts_with("; ModuleID") && !l.starts_with("source_filename"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    // Unnamed once given up, so the next copy's text gets the same name as this one's.
+    let give_up = |f: Function<'m>| {
+        f.set_name("");
+        module.defer_erase(f);
+    };
+    let Some(body) = body else {
+        give_up(shared);
+        return copy;
+    };
+    let name = format!("{LINK_ONCE_PREFIX}{:016x}", fmerge_core::hash::hash_bytes(body.as_bytes()));
+    let chosen = match module.function(&name) {
+        Some(existing) => {
+            give_up(shared);
+            existing
+        }
+        None => {
+            shared.set_name(&name);
+            shared.set_linkage(Linkage::LinkOnceOdr);
+            shared.set_visibility(fmerge_llvm::Visibility::Hidden);
+            shared.set_unnamed_addr(UnnamedAddr::Global);
+            shared.set_dso_local(true);
+            if comdats {
+                module.give_own_comdat(shared.as_global());
+            }
+            shared
+        }
+    };
+    fold::discard_body(module, copy);
+    module.defer_erase(copy);
+    chosen
 }
 
 /// Gives each matched function (name, member key, group) the thunk of its similar group, once

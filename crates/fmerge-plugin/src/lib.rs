@@ -17,12 +17,15 @@
 //! copy of the module; on any error (an LLVM error, a panic, a module that fails the
 //! verifier) it puts the copy back, prints one warning and reports the module unchanged.
 
+mod global;
+
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
 use fmerge_llvm::plugin::{PassPluginLibraryInfo, Place, PluginOptions};
 use fmerge_passes::options::OptionError;
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, Report};
+use std::path::PathBuf;
 
 /// The entry point LLVM looks up when it loads a pass plugin.
 // An exported symbol with a fixed name is what a plugin is: the one `unsafe` attribute outside
@@ -46,6 +49,10 @@ struct Settings {
     timings: bool,
     /// For tests of the failure path: panic after merging (the module is then half done).
     inject_failure: bool,
+    /// Global merging, round 1: write the module's summary into this directory.
+    summary_dir: Option<PathBuf>,
+    /// Global merging, round 2: apply this merge information first.
+    global_info: Option<PathBuf>,
 }
 
 /// The merging options the plugin shares with `fmerge opt` (`-fmerge-NAME` here, `--NAME`
@@ -68,6 +75,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
     let mut report = o.report.clone();
     let (mut whole_program, mut guard, mut verbose) = (o.whole_program, o.guard, o.verbose);
     let mut timings = o.timings;
+    let (mut summary_dir, mut global_info) = (o.summary_dir.clone(), o.global_info.clone());
     let (mut enabled, mut in_compiles, mut inject_failure) = (true, true, false);
     for word in o.env.as_deref().unwrap_or("").split_whitespace() {
         let word = word.trim_start_matches('-');
@@ -97,6 +105,8 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             "fmerge-verbose" => verbose = flag(value)?,
             "fmerge-timings" => timings = flag(value)?,
             "fmerge-inject-failure" => inject_failure = flag(value)?,
+            "fmerge-summary-dir" => summary_dir = text(value)?,
+            "fmerge-global-info" => global_info = text(value)?,
             _ => return Err(format!("unknown option -{key} in FMERGE_PLUGIN_OPTIONS")),
         }
     }
@@ -118,6 +128,8 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
         verbose,
         timings,
         inject_failure,
+        summary_dir: (!summary_dir.is_empty()).then(|| PathBuf::from(summary_dir)),
+        global_info: (!global_info.is_empty()).then(|| PathBuf::from(global_info)),
     })
 }
 
@@ -140,6 +152,15 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     {
         return false;
     }
+    // Global merging first: it looks at functions across modules, so a module with a single
+    // function takes part too.
+    let mut changed = false;
+    if s.summary_dir.is_some() || s.global_info.is_some() {
+        match global::run(module, &s, o.place) {
+            Some(c) => changed = c,
+            None => return false,
+        }
+    }
     // Merging needs two functions. A ThinLTO backend or a compile often has fewer (a codegen unit
     // with one function and the declarations it calls): there, everything below (the backup,
     // the target, verifying, the size guard's copy) would be spent on a module that cannot
@@ -153,7 +174,7 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
                 module.source_file_name()
             );
         }
-        return false;
+        return changed;
     }
     let started = std::time::Instant::now();
     let steps = Steps::default();
@@ -176,8 +197,10 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
-        Ok(Err(e)) => return restore(module, backup, &e.to_string()),
-        Err(_) => return restore(module, backup, "internal error (a bug: please report it)"),
+        Ok(Err(e)) => return restore(module, backup, &e.to_string()) || changed,
+        Err(_) => {
+            return restore(module, backup, "internal error (a bug: please report it)") || changed;
+        }
     };
     steps.begin("freeing the backup");
     drop(backup);
@@ -207,7 +230,7 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
             steps.times()
         );
     }
-    !report.merges.is_empty()
+    changed || !report.merges.is_empty()
 }
 
 /// The steps of a run and when each began (`-fmerge-timings`); the last one ends when they
@@ -286,6 +309,8 @@ mod tests {
             max_slowdown: None,
             max_slowdown_per_kb: None,
             env: env.map(str::to_string),
+            summary_dir: String::new(),
+            global_info: String::new(),
             whole_program: false,
             guard: true,
             verbose: false,
