@@ -44,13 +44,16 @@ const STAGE: &str = "global";
 use crate::constants::BLOCKING;
 
 /// Summaries of the functions of `lowered` that may take part, with their indices.
+/// With `dedupable`, linkonce, weak and comdat functions take part too (see
+/// [`summarize_with`]).
 fn candidates<'m>(
     module: &'m Module<'_>,
     lowered: &LoweredModule<'m>,
     target: &Target,
+    dedupable: bool,
     mut skipped: impl FnMut(&FuncData, String),
 ) -> Vec<(usize, FunctionSummary, Walk)> {
-    let vis = Visibility::new(module, false);
+    let vis = Visibility::new(module, dedupable);
     // Hot functions by the module's profile get no parameterized copy (see
     // `crate::profiling::pricing`): the same cut in `summarize` and `apply`, so a module's
     // summary and its application agree.
@@ -116,8 +119,22 @@ const SHARED_PREFIX: &str = "__fmerge.s.";
 /// also the candidates' module-independent bodies (for merging similar functions across
 /// modules).
 pub fn summarize(module: &Module<'_>, target: &Target, name: &str, bodies: bool) -> ModuleSummary {
+    summarize_with(module, target, name, bodies, false)
+}
+
+/// [`summarize`]; with `dedupable`, also the linkonce, weak and comdat functions, which
+/// separate compilation leaves to the linker (every module has a copy). In a ThinLTO backend
+/// the link has already picked the one module that defines each of them, so they are ordinary
+/// candidates there; [`apply_with`] must then be given the same choice.
+pub fn summarize_with(
+    module: &Module<'_>,
+    target: &Target,
+    name: &str,
+    bodies: bool,
+    dedupable: bool,
+) -> ModuleSummary {
     let lowered = lower_module(module, Hashes::Stable);
-    let found = candidates(module, &lowered, target, |_, _| {});
+    let found = candidates(module, &lowered, target, dedupable, |_, _| {});
     let mut blob = Vec::new();
     if bodies {
         let copies: Vec<Function<'_>> = found
@@ -363,7 +380,9 @@ pub fn apply(
     apply_with(module, target, info, false)
 }
 
-/// [`apply`]; with `link_once`, a parameterized copy that references no module-local symbol is
+/// [`apply`] for the functions [`summarize_with`] summarizes with `dedupable` = `link_once`
+/// (the copies must be link-once when such a function takes part: in a module the linker
+/// drops, an internal copy would stay behind); with `link_once`, a parameterized copy that references no module-local symbol is
 /// named by a hash of its contents (its text with attributes and the declarations it uses,
 /// no debug information), `linkonce_odr hidden` in a comdat of that name: modules that make
 /// the same copy define the same function under the same name, and the linker keeps one
@@ -388,6 +407,7 @@ pub fn apply_with(
         .similar
         .iter()
         .enumerate()
+        .filter(|(_, sg)| !link_once || sg.estimated_saving >= LINK_ONCE_MIN_SIMILAR_SAVING)
         .flat_map(|(g, sg)| sg.members.iter().map(move |m| (m.key, g)))
         .collect();
     let mut similar_matches = Vec::new();
@@ -395,7 +415,7 @@ pub fn apply_with(
         let module: &Module<'_> = module;
         let lowered = lower_module(module, Hashes::Stable);
         let mut skipped = Vec::new();
-        let found = candidates(module, &lowered, target, |f, why| {
+        let found = candidates(module, &lowered, target, link_once, |f, why| {
             skipped.push(Skipped { stage: STAGE, function: f.name.clone(), reason: why })
         });
         report.skipped = skipped;
@@ -407,6 +427,12 @@ pub fn apply_with(
                 }
                 continue;
             };
+            if link_once
+                && (group.params.is_empty() || group.inst_count < LINK_ONCE_MIN_INSTRUCTIONS)
+            {
+                stats.rejected_unprofitable += 1;
+                continue;
+            }
             let f = &lowered.funcs[k];
             let handles = &lowered.handles[k];
             // Where each parameter's constant sits in this function; all its sites must hold
@@ -468,6 +494,14 @@ pub fn apply_with(
     report.stages.push(stats);
     Ok(report)
 }
+
+/// What [`apply_with`] with `link_once` (the plugin inside a ThinLTO link, where the linker's
+/// identical code folding is the baseline) leaves alone. A group without parameters is a set
+/// of identical functions, which identical code folding already keeps once, for free; a group
+/// of small functions and a similar group that saves little cost more in thunks and alignment
+/// than they save (measured on leveldb's ThinLTO build: every such group came out larger).
+const LINK_ONCE_MIN_INSTRUCTIONS: u32 = 16;
+const LINK_ONCE_MIN_SIMILAR_SAVING: i64 = 64;
 
 /// Prefix of the link-once parameterized copies of [`apply_with`].
 const LINK_ONCE_PREFIX: &str = "__fmerge.g.";

@@ -18,9 +18,13 @@
 //! never changes behaviour: `apply` recomputes every hash and compares every body before
 //! using an entry.
 //!
+//! Both steps run after the module's own merging, on the module as that leaves it (as `fmerge
+//! opt` runs before `summarize` and `apply`), so both rounds see the same module.
+//!
 //! Inside a compiler or linker nothing here may stop the host: an unreadable information file
-//! or a summary directory that cannot be written is reported once per process, and the module
-//! is then left unchanged.
+//! or a missing summary directory is reported once per process, and the module is then left
+//! unchanged (checked before anything is merged); a summary that cannot be written is reported
+//! the same way.
 
 use crate::{Settings, restore};
 use fmerge_core::global::MergeInfo;
@@ -31,9 +35,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Runs the global steps `s` asks for on `module`. Returns whether the module changed, or
-/// `None` when it must be left unchanged (a warning was printed, once per process).
-pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place) -> Option<bool> {
+/// What the global steps need, checked before the module is touched.
+pub(crate) struct Prepared {
+    info: Option<Arc<MergeInfo>>,
+}
+
+/// Checks what `s` asks for: the merge information is readable, the summary directory exists.
+/// `None` (after a warning, once per process) when the module must be left unchanged.
+pub(crate) fn prepare(s: &Settings) -> Option<Prepared> {
     let info = match &s.global_info {
         Some(path) => match merge_info(path) {
             Ok(info) => Some(info),
@@ -45,15 +54,28 @@ pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place) -> Option
         None => None,
     };
     if let Some(dir) = &s.summary_dir
+        && !dir.is_dir()
+    {
+        let e = format!("the summary directory {} does not exist", dir.display());
+        warn_once(&SUMMARY_WARNED, &e);
+        return None;
+    }
+    Some(Prepared { info })
+}
+
+/// Runs the global steps `s` asks for on `module` (after its own merging): writes its summary,
+/// then applies the merge information. Returns whether the module changed; on any failure it
+/// is as it was before this call, and a warning says so.
+pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place, p: Prepared) -> bool {
+    if let Some(dir) = &s.summary_dir
         && let Err(e) = write_summary(module, dir)
     {
         warn_once(&SUMMARY_WARNED, &e);
-        return None;
     }
     if s.summary_dir.is_some() && s.verbose {
         eprintln!("fmerge: {} ({}): summary written", place.name(), module.source_file_name());
     }
-    let Some(info) = info else { return Some(false) };
+    let Some(info) = p.info else { return false };
     let backup = module.backup();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let target = Target::for_object_file(module, None)?;
@@ -61,13 +83,9 @@ pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place) -> Option
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
-        Ok(Err(e)) => {
-            restore(module, backup, &format!("applying {}: {e}", display(s)));
-            return None;
-        }
+        Ok(Err(e)) => return restore(module, backup, &format!("applying {}: {e}", display(s))),
         Err(_) => {
-            restore(module, backup, "internal error applying merge information (a bug)");
-            return None;
+            return restore(module, backup, "internal error applying merge information (a bug)");
         }
     };
     if s.verbose {
@@ -79,7 +97,7 @@ pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place) -> Option
             report.functions_merged(),
         );
     }
-    Some(!report.merges.is_empty())
+    !report.merges.is_empty()
 }
 
 fn display(s: &Settings) -> String {
@@ -126,17 +144,14 @@ fn summary_path(dir: &Path, module: &Module<'_>) -> PathBuf {
 
 /// Writes `module`'s summary (with bodies, as `fmerge summarize` does) into `dir`.
 fn write_summary(module: &Module<'_>, dir: &Path) -> Result<(), String> {
-    if !dir.is_dir() {
-        return Err(format!("the summary directory {} does not exist", dir.display()));
-    }
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // Summarizing adds module-independent copies of functions to the module it reads:
         // it reads a copy, never the host's module.
         let copy = module.duplicate()?;
         let target = Target::for_object_file(&copy, None)?;
         let name = module.source_file_name();
-        Ok::<_, fmerge_llvm::LlvmError>(fmerge_passes::global::summarize(
-            &copy, &target, &name, true,
+        Ok::<_, fmerge_llvm::LlvmError>(fmerge_passes::global::summarize_with(
+            &copy, &target, &name, true, true,
         ))
     }));
     let summary = match outcome {

@@ -152,15 +152,27 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     {
         return false;
     }
-    // Global merging first: it looks at functions across modules, so a module with a single
-    // function takes part too.
-    let mut changed = false;
-    if s.summary_dir.is_some() || s.global_info.is_some() {
-        match global::run(module, &s, o.place) {
-            Some(c) => changed = c,
+    // Global merging runs after the module's own merging, on the module as that leaves it (as
+    // `fmerge opt` before `summarize` and `apply`): both rounds then see the same module. What
+    // it needs is checked first, so that a module it cannot serve stays unchanged.
+    let global = if s.summary_dir.is_some() || s.global_info.is_some() {
+        match global::prepare(&s) {
+            Some(g) => Some(g),
             None => return false,
         }
+    } else {
+        None
+    };
+    let changed = merge_module(module, &s, o.place);
+    match global {
+        Some(g) => global::run(module, &s, o.place, g) || changed,
+        None => changed,
     }
+}
+
+/// The module's own merging (what the plugin does without global merging). Returns whether
+/// the module changed.
+fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> bool {
     // Merging needs two functions. A ThinLTO backend or a compile often has fewer (a codegen unit
     // with one function and the declarations it calls): there, everything below (the backup,
     // the target, verifying, the size guard's copy) would be spent on a module that cannot
@@ -170,11 +182,11 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
         if s.verbose {
             eprintln!(
                 "fmerge: {} ({}): {mergeable} function(s) that could merge: nothing to do",
-                o.place.name(),
+                place.name(),
                 module.source_file_name()
             );
         }
-        return changed;
+        return false;
     }
     let started = std::time::Instant::now();
     let steps = Steps::default();
@@ -197,22 +209,20 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
-        Ok(Err(e)) => return restore(module, backup, &e.to_string()) || changed,
-        Err(_) => {
-            return restore(module, backup, "internal error (a bug: please report it)") || changed;
-        }
+        Ok(Err(e)) => return restore(module, backup, &e.to_string()),
+        Err(_) => return restore(module, backup, "internal error (a bug: please report it)"),
     };
     steps.begin("freeing the backup");
     drop(backup);
     let seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &s.report {
-        write_report(path, &report, o.place);
+        write_report(path, &report, place);
     }
     if s.verbose {
         eprintln!(
             "fmerge: {} ({}): {} functions merged in {} merges ({} -> {} definitions), \
              expected saving {} bytes, {:.2}s",
-            o.place.name(),
+            place.name(),
             module.source_file_name(),
             report.functions_merged(),
             report.merges.len(),
@@ -225,12 +235,12 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     if s.timings {
         eprintln!(
             "fmerge: {} ({}): wall time by step: {}",
-            o.place.name(),
+            place.name(),
             module.source_file_name(),
             steps.times()
         );
     }
-    changed || !report.merges.is_empty()
+    !report.merges.is_empty()
 }
 
 /// The steps of a run and when each began (`-fmerge-timings`); the last one ends when they
