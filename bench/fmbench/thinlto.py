@@ -8,6 +8,7 @@ without `--icf=all`:
   permodule   the fmerge plugin in every backend (each module merged alone)
   tworound    the plugin's two rounds: a link with -fmerge-summary-dir, `fmerge combine DIR`,
               a link with -fmerge-global-info (the number is the second link's)
+  tworound-ns the same with `fmerge combine --no-similar` (functions equal up to constants only)
   gmf         LLVM 22's GlobalMergeFunc with two codegen rounds inside the link
               (-enable-global-merge-func -codegen-data-thinlto-two-rounds)
 
@@ -17,6 +18,10 @@ backends use), plain and with the two rounds' merge information, which must give
 links' `.text`. Every executable runs the program's smoke workload. Prints one Markdown table per
 program; raw data goes to OUT/<program>.json (--out, default bench/results/2026-11-27-thinlto).
 Work in build/thinlto/<program>.
+
+--stale: also merge information from an older version of a small program (the plugin tests'
+tests/thinlto, with one kind of change per build: a changed body, a removed function, an added
+function, a changed signature) against fresh information: bytes lost, and the program's output.
 
 Options: --corpus DIR (default build/corpus, or $CORPUS), --fmerge (default $FMERGE), --plugin
 (default the libfmerge_plugin.so next to the fmerge binary).
@@ -34,7 +39,7 @@ from pathlib import Path
 from . import common
 from .common import CLANGXX, REPO
 
-MODES = ["thinlto", "permodule", "tworound", "gmf"]
+MODES = ["thinlto", "permodule", "tworound", "tworound-ns", "gmf"]
 GMF = ["-Wl,-mllvm,-enable-global-merge-func=true", "-Wl,-mllvm,-codegen-data-thinlto-two-rounds"]
 
 
@@ -65,7 +70,8 @@ def thin_objects(corpus: Path, prog: str, work: Path) -> tuple[list[Path], list[
 
 def main(argv: list[str]) -> int:
     ap = common.parser("thinlto", __doc__, fmerge=True)
-    ap.add_argument("programs", nargs="+")
+    ap.add_argument("programs", nargs="*")
+    ap.add_argument("--stale", action="store_true", help="also the stale-information study")
     ap.add_argument("--corpus", default=os.environ.get("CORPUS") or str(common.corpus_out()))
     ap.add_argument("--plugin", default=None)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "2026-11-27-thinlto"))
@@ -75,6 +81,13 @@ def main(argv: list[str]) -> int:
     plugin = Path(a.plugin).resolve() if a.plugin else fmerge.parent / "libfmerge_plugin.so"
     out_dir = Path(a.out)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if a.stale:
+        rows = stale(fmerge, plugin, out_dir)
+        print("change | ThinLTO `--icf=all` | fresh information | stale information | bytes lost | same output")
+        print("---|---:|---:|---:|---:|---")
+        for e, r in rows.items():
+            print(f"{e} | {r['plain']:,} | {r['fresh']:,} | {r['stale']:,} | {r['stale'] - r['fresh']:,} | "
+                  f"{'yes' if r['same_output'] else 'NO'}")
     for prog in a.programs:
         work = REPO / "build" / "thinlto" / prog
         for sub in ["summaries", "dist"]:
@@ -111,8 +124,12 @@ def main(argv: list[str]) -> int:
         link("round1", [], f"-fmerge-summary-dir={sums}", True)
         common.run([fmerge, "combine", sums, "-o", info])
         res["round1_and_combine_seconds"] = round(time.time() - t0, 2)
+        res["combine"] = common.run([fmerge, "combine", sums, "-o", work / "check.fmi"]).stdout.strip()
+        info_ns = work / "merge-no-similar.fmi"
+        common.run([fmerge, "combine", "--no-similar", sums, "-o", info_ns])
         for icf in (False, True):
             link("tworound", [], f"-fmerge-global-info={info}", icf)
+            link("tworound-ns", [], f"-fmerge-global-info={info_ns}", icf)
 
         # Distributed: an index-only link, one backend per module, the final link.
         dist = work / "dist"
@@ -141,12 +158,65 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+FIXTURE = REPO / "crates" / "fmerge-plugin" / "tests" / "thinlto"
+EDITS = ["EDIT_BODY", "EDIT_REMOVE", "EDIT_ADD", "EDIT_SIGNATURE"]
+
+
+def stale(fmerge: Path, plugin: Path, out_dir: Path) -> dict:
+    """The plugin tests' program (tests/thinlto): merge information from its first version
+    applied to each later one (one kind of change each), against fresh information; .text with
+    --icf=all and whether the program prints what the unmerged build prints."""
+    work = REPO / "build" / "thinlto" / "stale"
+    shutil.rmtree(work, ignore_errors=True)
+
+    def build(tag: str, edit: str | None) -> list[Path]:
+        objs = []
+        for src in ["m1.c", "m2.c", "m3.c", "main.c"]:
+            o = work / tag / f"{src}.o"
+            o.parent.mkdir(parents=True, exist_ok=True)
+            common.run(["clang-22", "-Os", "-flto=thin", *([f"-D{edit}"] if edit else []), "-c", FIXTURE / src, "-o", o])
+            objs.append(o)
+        return objs
+
+    def link(objs, exe: Path, opts: str | None) -> int:
+        cmd = ["clang-22", "-flto=thin", "-fuse-ld=lld", "-Wl,--icf=all", *objs, "-o", exe]
+        env = None
+        if opts is not None:
+            cmd.insert(1, f"-Wl,--load-pass-plugin={plugin}")
+            env = {"FMERGE_PLUGIN_OPTIONS": opts}
+        common.run(cmd, env=env)
+        return common.text_bytes(exe, exact=True)
+
+    def rounds(tag: str, objs) -> Path:
+        sums = work / tag / "summaries"
+        sums.mkdir()
+        link(objs, work / tag / "round1", f"-fmerge-summary-dir={sums}")
+        info = work / tag / "merge.fmi"
+        common.run([fmerge, "combine", "-q", sums, "-o", info])
+        return info
+
+    old_info = rounds("old", build("old", None))
+    rows = {}
+    for edit in EDITS:
+        objs = build(edit, edit)
+        plain = link(objs, work / edit / "plain", None)
+        fresh = link(objs, work / edit / "fresh", f"-fmerge-global-info={rounds(edit, objs)}")
+        old = link(objs, work / edit / "stale", f"-fmerge-global-info={old_info}")
+        outs = {k: common.run([work / edit / k]).stdout for k in ["plain", "fresh", "stale"]}
+        rows[edit] = {"plain": plain, "fresh": fresh, "stale": old,
+                      "same_output": outs["plain"] == outs["fresh"] == outs["stale"]}
+        print(f"stale {edit}: {rows[edit]}", flush=True)
+    (out_dir / "stale.json").write_text(json.dumps(rows, indent=1) + "\n")
+    return rows
+
+
 def table(res: dict) -> str:
     L = res["links"]
     base = L["thinlto"]["text"]
     names = {"thinlto": "ThinLTO", "permodule": "ThinLTO + fmerge plugin (each module)",
              "gmf": "LLVM 22 GlobalMergeFunc, two codegen rounds",
-             "tworound": "ThinLTO + fmerge plugin, two rounds (global merging)"}
+             "tworound": "ThinLTO + fmerge plugin, two rounds (global merging)",
+             "tworound-ns": "the same, merge information without similar groups"}
     rows = [f"{res['program']} ({res['modules']} modules) | `.text` | change | `--icf=all` | change | smoke",
             "---|---:|---:|---:|---:|---"]
     for m in MODES:
