@@ -9,7 +9,10 @@
 //!   end of the LTO pipeline, on the whole linked program (the linker has already internalized
 //!   what no other object or shared library can see: that is the whole-program knowledge);
 //! - a compile without LTO: `clang-22 -fpass-plugin=libfmerge_plugin.so`, after the optimizer;
-//! - ThinLTO: in each backend, on that backend's module only.
+//! - ThinLTO: in each backend, on that backend's module, when its code generation starts: in
+//!   lld's in-process backends and in distributed ones (`clang -fthinlto-index=... -Xclang
+//!   -load -Xclang libfmerge_plugin.so`, where clang loads no pass plugin into its optimizer);
+//!   with `-fmerge-summary-dir` and `-fmerge-global-info`, also across modules (`global.rs`).
 //!
 //! The registration is C++ (`fmerge-llvm/shim/plugin.cpp`); [`run`] is what it calls.
 //! Inside someone else's process there is no worker process to catch a crash, so the rule
