@@ -4,7 +4,7 @@
 // a copy read lazily, bodies on demand (`fm_clone_module_lazy`, `fm_materialize_all`);
 // a cloner's copy that shares named types (`fm_clone_module_sharing_types`); and moving all of
 // one module's contents into another module object (`fm_move_module_contents`); linking one
-// module into another without touching the context's diagnostic handler (`fm_link_modules`). Also the
+// module into another, keeping the context's diagnostic handler (`fm_link_modules`). Also the
 // helpers module copies share: dropping what nothing uses, reading a lazy body. (A module of a
 // few functions, for measuring them, is subset.cpp's.)
 //

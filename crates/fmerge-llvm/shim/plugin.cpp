@@ -2,9 +2,9 @@
 //
 // LLVM's new pass manager only talks C++, so this file does the registration and nothing else:
 // it defines the `fmerge` module pass, adds it to the pipelines at the places a user expects
-// (after the optimizer of a non-LTO compile, at the end of the full-LTO link pipeline, after
-// the optimizer of each ThinLTO backend), reads the `-fmerge-*` command-line options, and
-// hands the module to a runner written in Rust (`src/plugin.rs`, which the plugin crate
+// (after the optimizer of a non-LTO compile, at the end of the full-LTO link pipeline, when
+// each ThinLTO backend's code generation starts), reads the `-fmerge-*` command-line options,
+// and hands the module to a runner written in Rust (`src/plugin.rs`, which the plugin crate
 // supplies). The runner never unwinds into this file and never ends the process: inside
 // clang, opt or lld an internal error must leave the module as it was.
 //

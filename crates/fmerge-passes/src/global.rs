@@ -380,14 +380,15 @@ pub fn apply(
     apply_with(module, target, info, false)
 }
 
-/// [`apply`] for the functions [`summarize_with`] summarizes with `dedupable` = `link_once`
-/// (the copies must be link-once when such a function takes part: in a module the linker
-/// drops, an internal copy would stay behind); with `link_once`, a parameterized copy that references no module-local symbol is
-/// named by a hash of its contents (its text with attributes and the declarations it uses,
-/// no debug information), `linkonce_odr hidden` in a comdat of that name: modules that make
-/// the same copy define the same function under the same name, and the linker keeps one
-/// without identical code folding. Different contents never share a name (up to a 64-bit
-/// hash collision of the full text), so nothing the linker picks can change behaviour.
+/// [`apply`] for the plugin inside a ThinLTO link when `link_once`: the functions
+/// [`summarize_with`] summarizes with `dedupable` take part (a ThinLTO backend defines each
+/// linkonce or weak function once), and a parameterized copy that references no module-local
+/// symbol is named by a hash of its contents (its text with attributes and the declarations it
+/// uses, no debug information), `linkonce_odr hidden` in a comdat of that name: modules that
+/// make the same copy define the same function under the same name, and the linker keeps one
+/// without identical code folding. Different contents never share a name (up to a 64-bit hash
+/// collision of the full text), so nothing the linker picks can change behaviour. Groups that
+/// identical code folding handles better are left alone (see [`LINK_ONCE_MIN_INSTRUCTIONS`]).
 pub fn apply_with(
     module: &mut Module<'_>,
     target: &Target,
