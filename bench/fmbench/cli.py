@@ -22,6 +22,7 @@ STUDIES = {
     "profiling": ("profiling", "fmerge instrument: overhead, comparing builds online, the cost model fit"),
     "outline": ("outline", "merging and LLVM's machine outliner: whole-program, separate, machine verifier"),
     "global": ("globalmerge", "merging across modules: summarize/combine/apply against GlobalMergeFunc"),
+    "thinlto": ("thinlto", "global merging in ThinLTO links through the plugin, in-process and distributed"),
     "estimate-check": ("estimate", "how often merges kept without measuring lose bytes"),
     "outputs": ("outputs", "whether two builds of fmerge write the same bytes on the corpus, in every mode"),
     "wasm": ("wasm", "wasm32-wasi programs: fmerge against and with Binaryen's wasm-opt, run under node:wasi"),

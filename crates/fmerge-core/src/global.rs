@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// Version of both file formats. Bump on any change of layout *or* of the hash function.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const SUMMARY_MAGIC: &[u8; 8] = b"FMSUMMRY";
 const INFO_MAGIC: &[u8; 8] = b"FMMERGEI";
 

@@ -138,18 +138,26 @@ const void *fm_attr_key(LLVMValueRef V) {
 }
 
 // Stable content hash of the must-match part of an attribute list (`fm_attr_key`): equal on
-// every run and in every module, for summaries shared between builds.
+// every run and in every module, for summaries shared between builds. It hashes the key list
+// itself (trailing empty sets dropped), so lists with the same key hash the same: a lowering
+// remembers the hash of the first list it meets with a key, and the hash of a function must not
+// depend on which other function of its module came first.
 uint64_t fm_attr_key_hash(LLVMValueRef V) {
   Value *Val = unwrap(V);
   LLVMContext &C = Val->getContext();
   AttributeList L = attrsOf(Val);
+  SmallVector<AttributeSet, 8> Params;
+  for (unsigned i = 0; i < L.getNumAttrSets(); ++i)
+    Params.push_back(mustMatchPart(C, L.getParamAttrs(i)));
+  AttributeList K = AttributeList::get(C, mustMatchPart(C, L.getFnAttrs()),
+                                       mustMatchPart(C, L.getRetAttrs()), Params);
   std::string S;
-  S += mustMatchPart(C, L.getFnAttrs()).getAsString();
+  S += K.getFnAttrs().getAsString();
   S += "|";
-  S += mustMatchPart(C, L.getRetAttrs()).getAsString();
-  for (unsigned i = 0; i < L.getNumAttrSets(); ++i) {
+  S += K.getRetAttrs().getAsString();
+  for (unsigned i = 0; i + 2 < K.getNumAttrSets(); ++i) {
     S += "|";
-    S += mustMatchPart(C, L.getParamAttrs(i)).getAsString();
+    S += K.getParamAttrs(i).getAsString();
   }
   return xxh3_64bits(S);
 }

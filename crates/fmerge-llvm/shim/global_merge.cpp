@@ -36,9 +36,20 @@ extern "C" {
 // same definition in every module: external (or extern_weak) linkage, not thread-local (a
 // thread-local address is not a value one could pass around between threads' views). Local,
 // linkonce, weak, available_externally and common symbols may be a different definition, or
-// none, in another module.
+// none, in another module. So is a local that ThinLTO promoted to an external hidden symbol
+// for its imports (`name.llvm.<digits>`, the digits a hash of its module): that name changes
+// whenever its module does, and a body shared by other modules must not outlive it.
+static bool fmPromotedLocal(const GlobalValue *GV) {
+  StringRef Name = GV->getName();
+  size_t At = Name.rfind(".llvm.");
+  if (At == StringRef::npos || !GV->hasHiddenVisibility())
+    return false;
+  StringRef Digits = Name.drop_front(At + 6);
+  return !Digits.empty() && llvm::all_of(Digits, [](char C) { return C >= '0' && C <= '9'; });
+}
+
 static bool fmSharedSymbol(const GlobalValue *GV) {
-  if (GV->isThreadLocal())
+  if (GV->isThreadLocal() || fmPromotedLocal(GV))
     return false;
   return GV->hasExternalLinkage() || GV->hasExternalWeakLinkage();
 }

@@ -3,7 +3,8 @@
 // What. An exact copy with the use-list order (`fm_clone_module_exact`);
 // a copy read lazily, bodies on demand (`fm_clone_module_lazy`, `fm_materialize_all`);
 // a cloner's copy that shares named types (`fm_clone_module_sharing_types`); and moving all of
-// one module's contents into another module object (`fm_move_module_contents`). Also the
+// one module's contents into another module object (`fm_move_module_contents`); linking one
+// module into another, keeping the context's diagnostic handler (`fm_link_modules`). Also the
 // helpers module copies share: dropping what nothing uses, reading a lazy body. (A module of a
 // few functions, for measuring them, is subset.cpp's.)
 //
@@ -24,6 +25,7 @@
 #include "llvm/IR/GlobalIFunc.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -121,6 +123,25 @@ LLVMModuleRef fm_clone_module_lazy(LLVMModuleRef MRef, const char *Source, size_
     return nullptr;
   }
   return wrap(Parsed->release());
+}
+
+// Links `Src` into `Dst` (taking `Src`, freed either way); 0 on failure (a message in `Err`).
+// The C API's linker reports through the context's diagnostic handler, and wrappers of it
+// replace that handler for good: in a host that loaded the plugin the host's would be gone
+// (lld then printed every code generation remark). Errors are collected here instead, and the
+// host's handler is put back.
+int fm_link_modules(LLVMModuleRef DstRef, LLVMModuleRef SrcRef, char **Err) {
+  *Err = nullptr;
+  Module &Dst = *unwrap(DstRef);
+  std::unique_ptr<Module> Src(unwrap(SrcRef));
+  bool Failed = false;
+  std::string Message = collectErrors(Dst.getContext(), [&] {
+    Failed = Linker::linkModules(Dst, std::move(Src));
+  });
+  if (!Failed && Message.empty())
+    return 1;
+  *Err = strdup(Message.empty() ? "the modules could not be linked" : Message.c_str());
+  return 0;
 }
 
 // Reads every function body of a lazily read module; 0 on failure (a message in `Err`).

@@ -2,9 +2,9 @@
 //
 // LLVM's new pass manager only talks C++, so this file does the registration and nothing else:
 // it defines the `fmerge` module pass, adds it to the pipelines at the places a user expects
-// (after the optimizer of a non-LTO compile, at the end of the full-LTO link pipeline, after
-// the optimizer of each ThinLTO backend), reads the `-fmerge-*` command-line options, and
-// hands the module to a runner written in Rust (`src/plugin.rs`, which the plugin crate
+// (after the optimizer of a non-LTO compile, at the end of the full-LTO link pipeline, when
+// each ThinLTO backend's code generation starts), reads the `-fmerge-*` command-line options,
+// and hands the module to a runner written in Rust (`src/plugin.rs`, which the plugin crate
 // supplies). The runner never unwinds into this file and never ends the process: inside
 // clang, opt or lld an internal error must leave the module as it was.
 //
@@ -16,15 +16,34 @@
 // The merging options have no defaults here (their empty initial values are never passed on):
 // the runner gets only those given (null for the others) and builds them with the defaults and
 // checks `fmerge opt` uses.
+//
+// ThinLTO backends run at the start of code generation, not in the optimizer's pipeline: clang's
+// backend for distributed ThinLTO (`clang -fthinlto-index=M.thinlto.bc -x ir M.o -c`) builds
+// its optimizer from an LTO configuration that loads no pass plugins (`-fpass-plugin` is
+// ignored there), so no pass builder callback of ours ever runs. What does run in every code
+// generation pipeline is the global registry of TargetPassConfig callbacks, which a plugin
+// loaded with `-Xclang -load` joins when it is loaded. So a ThinLTO backend module gets fmerge
+// as the first (legacy) pass of its code generation, in lld's in-process backends (where the
+// optimizer callback only marks the thread: "this thread's next code generation is a ThinLTO
+// backend's") and in distributed backends (where nothing registered a pass builder callback in
+// the process) alike: the same module state, so the same bytes either way. The pass is never
+// added to fmerge's own code generation (the size ruler, which compiles scratch modules on
+// several threads while fmerge runs), nor in a process that is not the plugin (the fmerge
+// command links this file too).
 
 #include "llvm-c/Core.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Target/RegisterTargetPassConfigCallback.h"
 
+#include <atomic>
 #include <cstddef>
+#include <fstream>
 #include <string>
 
 using namespace llvm;
@@ -66,6 +85,12 @@ cl::opt<std::string> MaxSlowdownPerKB("fmerge-max-slowdown-per-kb", cl::init("")
                                                "work per KB it saves"));
 cl::opt<std::string> Report("fmerge-report", cl::init(""), cl::cat(FmergeCategory),
                             cl::desc("write fmerge's JSON report to this file"));
+cl::opt<std::string> SummaryDir("fmerge-summary-dir", cl::init(""), cl::cat(FmergeCategory),
+                                cl::desc("global merging, round 1: write each module's "
+                                         "summary into this directory"));
+cl::opt<std::string> GlobalInfo("fmerge-global-info", cl::init(""), cl::cat(FmergeCategory),
+                                cl::desc("global merging, round 2: apply this merge "
+                                         "information (fmerge combine's) to each module"));
 cl::opt<bool> Verbose("fmerge-verbose", cl::init(false), cl::cat(FmergeCategory),
                       cl::desc("print one summary line per module to stderr"));
 cl::opt<bool> Timings("fmerge-timings", cl::init(false), cl::cat(FmergeCategory),
@@ -89,12 +114,14 @@ struct FmPluginOptions {
   const char *max_slowdown;
   const char *max_slowdown_per_kb;
   const char *env; // FMERGE_PLUGIN_OPTIONS, or null
+  const char *summary_dir; // empty: none
+  const char *global_info; // empty: none
   int whole_program;
   int guard;
   int verbose;
   int timings;
   // 0: a pass pipeline named it (opt -passes=fmerge), 1: after a compile's optimizer, 2: full
-  // LTO link, 3: a ThinLTO backend.
+  // LTO link, 3: a ThinLTO backend (in-process), 4: a distributed ThinLTO backend.
   int where;
 };
 
@@ -107,24 +134,37 @@ namespace {
 
 FmPluginRunner Runner = nullptr;
 
+// A pass builder took our callbacks in this process (opt, lld, clang with -fpass-plugin).
+std::atomic<bool> PassBuilderSeen{false};
+// The distributed backend's module got the pass (a clang backend compiles one module; every
+// later code generation in the process is fmerge's own).
+std::atomic<bool> DistributedDone{false};
+// The optimizer of a ThinLTO backend ran on this thread: its code generation gets the pass.
+thread_local bool ThinBackendPending = false;
+
+// Runs the runner on M (Where as in FmPluginOptions). Returns whether M changed.
+bool runOn(Module &M, int Where) {
+  if (!Runner)
+    return false;
+  auto Given = [](cl::opt<std::string> &Opt) {
+    return Opt.getNumOccurrences() ? Opt.getValue().c_str() : nullptr;
+  };
+  std::string R = Report, S = SummaryDir, G = GlobalInfo;
+  const char *Env = std::getenv("FMERGE_PLUGIN_OPTIONS");
+  FmPluginOptions O{Given(Merge), Given(Profit), Given(Search), R.c_str(), Given(HotPercentile),
+                    Given(MaxSlowdown), Given(MaxSlowdownPerKB),
+                    Env, S.c_str(), G.c_str(),
+                    WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Timings ? 1 : 0,
+                    Where};
+  return Runner(wrap(&M), &O) != 0;
+}
+
 struct FmergePass : PassInfoMixin<FmergePass> {
   int Where;
   explicit FmergePass(int Where) : Where(Where) {}
 
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
-    if (!Runner)
-      return PreservedAnalyses::all();
-    auto Given = [](cl::opt<std::string> &Opt) {
-      return Opt.getNumOccurrences() ? Opt.getValue().c_str() : nullptr;
-    };
-    std::string R = Report;
-    const char *Env = std::getenv("FMERGE_PLUGIN_OPTIONS");
-    FmPluginOptions O{Given(Merge), Given(Profit), Given(Search), R.c_str(), Given(HotPercentile),
-                      Given(MaxSlowdown), Given(MaxSlowdownPerKB),
-                      Env,
-                      WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Timings ? 1 : 0,
-                      Where};
-    if (Runner(wrap(&M), &O) == 0)
+    if (!runOn(M, Where))
       return PreservedAnalyses::all();
     // Functions were replaced, erased and added: nothing cached about them holds.
     return PreservedAnalyses::none();
@@ -133,7 +173,18 @@ struct FmergePass : PassInfoMixin<FmergePass> {
   static bool isRequired() { return false; }
 };
 
+// The same run as the first pass of a code generation pipeline (the legacy pass manager's).
+struct FmergeCodegenPass : ModulePass {
+  static char ID;
+  int Where;
+  explicit FmergeCodegenPass(int Where) : ModulePass(ID), Where(Where) {}
+  bool runOnModule(Module &M) override { return runOn(M, Where); }
+  StringRef getPassName() const override { return "fmerge"; }
+};
+char FmergeCodegenPass::ID = 0;
+
 void registerCallbacks(PassBuilder &PB) {
+  PassBuilderSeen = true;
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
         if (Name != "fmerge")
@@ -149,7 +200,12 @@ void registerCallbacks(PassBuilder &PB) {
         if (Phase == ThinOrFullLTOPhase::FullLTOPreLink ||
             Phase == ThinOrFullLTOPhase::ThinLTOPreLink)
           return;
-        MPM.addPass(FmergePass(Phase == ThinOrFullLTOPhase::ThinLTOPostLink ? 3 : 1));
+        // A ThinLTO backend merges when its code generation starts (see the header).
+        if (Phase == ThinOrFullLTOPhase::ThinLTOPostLink) {
+          ThinBackendPending = true;
+          return;
+        }
+        MPM.addPass(FmergePass(1));
       });
   PB.registerFullLinkTimeOptimizationLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel Level) {
@@ -158,6 +214,50 @@ void registerCallbacks(PassBuilder &PB) {
         MPM.addPass(FmergePass(2));
       });
 }
+
+// Whether the host's command line asks for a distributed ThinLTO backend (clang's
+// -fthinlto-index=FILE, in the driver's command line or the cc1 process's). Linux only: where
+// /proc cannot be read, no.
+bool distributedBackend() {
+  static const bool Answer = [] {
+    std::ifstream In("/proc/self/cmdline", std::ios::binary);
+    std::string Arg;
+    while (std::getline(In, Arg, '\0'))
+      if (StringRef(Arg).starts_with("-fthinlto-index="))
+        return true;
+    return false;
+  }();
+  return Answer;
+}
+
+// Every code generation pipeline of the process (see the header): the pass goes first into a
+// ThinLTO backend's. Runs while the pipeline is built, on the thread that will run it.
+void onCodegenPipeline(TargetMachine &TM, legacy::PassManagerBase &PM, TargetPassConfig *) {
+  // Only inside the plugin library (where the plugin entry point is defined). fmerge's own
+  // code generation (on the backend's thread or on threads of its own) never sees a pending
+  // backend, and comes after the distributed backend's module took the pass.
+  if (&llvmGetPassPluginInfo == nullptr)
+    return;
+  int Where;
+  if (ThinBackendPending) {
+    ThinBackendPending = false;
+    Where = 3;
+  } else if (!PassBuilderSeen && TM.getOptLevel() != CodeGenOptLevel::None &&
+             distributedBackend() && !DistributedDone.exchange(true)) {
+    // Loaded (-Xclang -load) into clang's distributed ThinLTO backend, whose optimizer took
+    // no pass plugin.
+    Where = 4;
+  } else {
+    return;
+  }
+  if (!Enabled || !PerTU)
+    return;
+  if (!Runner)
+    (void)llvmGetPassPluginInfo(); // sets the runner, as loading the plugin as a pass plugin does
+  PM.add(new FmergeCodegenPass(Where));
+}
+
+RegisterTargetPassConfigCallback CodegenHook(onCodegenPipeline);
 
 } // namespace
 

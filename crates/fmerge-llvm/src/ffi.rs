@@ -123,6 +123,7 @@ unsafe extern "C" {
         err: *mut *mut c_char,
     ) -> LLVMModuleRef;
     pub fn fm_materialize_all(m: LLVMModuleRef, err: *mut *mut c_char) -> i32;
+    pub fn fm_link_modules(dst: LLVMModuleRef, src: LLVMModuleRef, err: *mut *mut c_char) -> i32;
     pub fn fm_type_pairs_new(from: LLVMModuleRef, to: LLVMModuleRef) -> *mut FmTypePairs;
     pub fn fm_type_pairs_free(p: *mut FmTypePairs);
     pub fn fm_type_pairs_by_name() -> *mut FmTypePairs;

@@ -114,7 +114,12 @@ impl<'m> Lowerer<'m> {
             (self.tables.consts.len() as u64, name)
         } else if let Some(g) = v.as_global() {
             let name = v.name();
-            let local = g.linkage().is_local();
+            // A local that ThinLTO promoted for its imports is still one module's object, and
+            // its suffix changes whenever the module does: it is hashed as the local it was.
+            let promoted = promoted_local(&name)
+                .filter(|_| g.visibility() == crate::ir::global::Visibility::Hidden);
+            let local = g.linkage().is_local() || promoted.is_some();
+            let name = promoted.map_or(name.clone(), str::to_string);
             let var = v.as_global_var();
             let hash = match var.and_then(|g| g.initializer()) {
                 // A module-local constant (a string literal ...) is known by its contents:
@@ -128,7 +133,7 @@ impl<'m> Lowerer<'m> {
                 }
                 _ => StableHasher::with_seed(0x676c6f62).str(&name).finish(),
             };
-            (hash, name)
+            (hash, v.name())
         } else {
             // Constants that are not globals print as self-contained text (`i32 7`,
             // `getelementptr (i8, ptr @g, i64 4)`), which names globals, never addresses.
@@ -733,6 +738,12 @@ pub fn lower_functions<'m>(
     LoweredModule { funcs, handles, lowerer }
 }
 
+/// The name a ThinLTO-promoted local had before promotion (`table.llvm.123` → `table`).
+fn promoted_local(name: &str) -> Option<&str> {
+    let (base, digits) = name.rsplit_once(".llvm.")?;
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(base)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -742,5 +753,14 @@ mod tests {
         assert_eq!(strip_numeric_suffix("struct.Foo.12"), "struct.Foo");
         assert_eq!(strip_numeric_suffix("struct.Foo"), "struct.Foo");
         assert_eq!(strip_numeric_suffix("class.std::vector.base"), "class.std::vector.base");
+    }
+
+    #[test]
+    fn thin_lto_promotion_suffixes_are_recognized() {
+        assert_eq!(promoted_local("table.llvm.11707350706950437789"), Some("table"));
+        assert_eq!(promoted_local(".str.2.llvm.42"), Some(".str.2"));
+        assert_eq!(promoted_local("table.llvm."), None);
+        assert_eq!(promoted_local("llvm.memcpy.p0.p0.i64"), None);
+        assert_eq!(promoted_local("f.llvm.x1"), None);
     }
 }

@@ -379,6 +379,20 @@ impl<'c> Module<'c> {
         }
     }
 
+    /// The module's identifier: the file it was read from, as its reader named it (an LTO
+    /// link's input object, `lib.a(member.o at 120)` for an archive's).
+    pub fn identifier(&self) -> String {
+        let mut len = 0usize;
+        // SAFETY: live module; LLVM returns a pointer to `len` bytes it owns, copied at once.
+        unsafe {
+            let p = c::LLVMGetModuleIdentifier(self.raw(), &mut len);
+            if p.is_null() {
+                return String::new();
+            }
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+        }
+    }
+
     /// The module's target triple (may be empty).
     pub fn triple(&self) -> String {
         // SAFETY: returns a pointer into the module's own string, copied at once.
@@ -706,11 +720,20 @@ impl<'c> Module<'c> {
         assert!(other.owned, "a host's module cannot be linked away");
         other.owned = false;
         // SAFETY: `other` no longer owns its module (its drop will not free it), so the module
-        // is taken exactly once, by the linker, which frees it.
-        let inner = unsafe { ManuallyDrop::take(&mut other.inner) };
-        self.inner
-            .link_in_module(inner)
-            .map_err(|e| LlvmError::Link { path: path.to_path_buf(), message: e.to_string() })
+        // is taken exactly once, by the shim's linker, which frees it; both modules are live
+        // and share this context. On failure, a malloc'ed message. (Not inkwell's linker: it
+        // replaces the context's diagnostic handler and never puts the host's back.)
+        unsafe {
+            let inner = ManuallyDrop::take(&mut other.inner);
+            let src = inner.as_mut_ptr();
+            std::mem::forget(inner);
+            let mut err = std::ptr::null_mut();
+            if crate::ffi::fm_link_modules(self.raw(), src, &mut err) == 0 {
+                let message = crate::ffi::take_message(err);
+                return Err(LlvmError::Link { path: path.to_path_buf(), message });
+            }
+        }
+        Ok(())
     }
 
     /// Makes this module hold exactly what `other` holds (moved, not copied; both in the same

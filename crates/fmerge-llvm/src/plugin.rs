@@ -37,6 +37,10 @@ pub struct PluginOptions {
     pub max_slowdown_per_kb: Option<String>,
     /// FMERGE_PLUGIN_OPTIONS, for tools that parse `-mllvm` before loading plugins.
     pub env: Option<String>,
+    /// Global merging, round 1: where to write the module's summary (empty: nowhere).
+    pub summary_dir: String,
+    /// Global merging, round 2: the merge information to apply (empty: none).
+    pub global_info: String,
     pub whole_program: bool,
     pub guard: bool,
     pub verbose: bool,
@@ -53,8 +57,11 @@ pub enum Place {
     Compile,
     /// At the end of the full-LTO link pipeline: the whole linked program.
     FullLto,
-    /// After the optimizer of one ThinLTO backend module.
+    /// One ThinLTO backend module of an in-process link, when its code generation starts.
     ThinLtoBackend,
+    /// The module of a distributed ThinLTO backend (`clang -fthinlto-index=...`), when its code
+    /// generation starts.
+    DistributedBackend,
 }
 
 impl Place {
@@ -64,6 +71,7 @@ impl Place {
             Place::Compile => "compile",
             Place::FullLto => "full LTO link",
             Place::ThinLtoBackend => "ThinLTO backend",
+            Place::DistributedBackend => "distributed ThinLTO backend",
         }
     }
 }
@@ -79,6 +87,8 @@ pub struct FmPluginOptions {
     max_slowdown: *const c_char,
     max_slowdown_per_kb: *const c_char,
     env: *const c_char,
+    summary_dir: *const c_char,
+    global_info: *const c_char,
     whole_program: i32,
     guard: i32,
     verbose: i32,
@@ -151,6 +161,8 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
         max_slowdown: c_str(o.max_slowdown),
         max_slowdown_per_kb: c_str(o.max_slowdown_per_kb),
         env: c_str(o.env),
+        summary_dir: c_str(o.summary_dir).unwrap_or_default(),
+        global_info: c_str(o.global_info).unwrap_or_default(),
         whole_program: o.whole_program != 0,
         guard: o.guard != 0,
         verbose: o.verbose != 0,
@@ -159,6 +171,7 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
             1 => Place::Compile,
             2 => Place::FullLto,
             3 => Place::ThinLtoBackend,
+            4 => Place::DistributedBackend,
             _ => Place::Named,
         },
     };

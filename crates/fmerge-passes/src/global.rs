@@ -44,13 +44,16 @@ const STAGE: &str = "global";
 use crate::constants::BLOCKING;
 
 /// Summaries of the functions of `lowered` that may take part, with their indices.
+/// With `dedupable`, linkonce, weak and comdat functions take part too (see
+/// [`summarize_with`]).
 fn candidates<'m>(
     module: &'m Module<'_>,
     lowered: &LoweredModule<'m>,
     target: &Target,
+    dedupable: bool,
     mut skipped: impl FnMut(&FuncData, String),
 ) -> Vec<(usize, FunctionSummary, Walk)> {
-    let vis = Visibility::new(module, false);
+    let vis = Visibility::new(module, dedupable);
     // Hot functions by the module's profile get no parameterized copy (see
     // `crate::profiling::pricing`): the same cut in `summarize` and `apply`, so a module's
     // summary and its application agree.
@@ -116,8 +119,22 @@ const SHARED_PREFIX: &str = "__fmerge.s.";
 /// also the candidates' module-independent bodies (for merging similar functions across
 /// modules).
 pub fn summarize(module: &Module<'_>, target: &Target, name: &str, bodies: bool) -> ModuleSummary {
+    summarize_with(module, target, name, bodies, false)
+}
+
+/// [`summarize`]; with `dedupable`, also the linkonce, weak and comdat functions, which
+/// separate compilation leaves to the linker (every module has a copy). In a ThinLTO backend
+/// the link has already picked the one module that defines each of them, so they are ordinary
+/// candidates there; [`apply_with`] must then be given the same choice.
+pub fn summarize_with(
+    module: &Module<'_>,
+    target: &Target,
+    name: &str,
+    bodies: bool,
+    dedupable: bool,
+) -> ModuleSummary {
     let lowered = lower_module(module, Hashes::Stable);
-    let found = candidates(module, &lowered, target, |_, _| {});
+    let found = candidates(module, &lowered, target, dedupable, |_, _| {});
     let mut blob = Vec::new();
     if bodies {
         let copies: Vec<Function<'_>> = found
@@ -357,12 +374,35 @@ fn referenced_definitions<'m>(f: Function<'m>) -> Vec<Function<'m>> {
     out
 }
 
-/// Applies `info` to `module`; the module verifies afterwards.
+/// Applies `info` to `module`; the module verifies afterwards. The parameterized copies are
+/// internal: the linker's identical code folding keeps one of them.
 pub fn apply(
     module: &mut Module<'_>,
     target: &Target,
     info: &MergeInfo,
 ) -> Result<Report, LlvmError> {
+    apply_with(module, target, info, false)
+}
+
+/// [`apply`] for the plugin inside a ThinLTO link when `link_once`: the functions
+/// [`summarize_with`] summarizes with `dedupable` take part (a ThinLTO backend defines each
+/// linkonce or weak function once), and a parameterized copy that references no module-local
+/// symbol is named by a hash of its contents (its text with attributes and the declarations it
+/// uses, no debug information), `linkonce_odr hidden` in a comdat of that name: modules that
+/// make the same copy define the same function under the same name, and the linker keeps one
+/// without identical code folding. Different contents never share a name (up to a 64-bit hash
+/// collision of the full text), so nothing the linker picks can change behaviour. Groups that
+/// identical code folding handles better are left alone (see [`LINK_ONCE_MIN_INSTRUCTIONS`]).
+pub fn apply_with(
+    module: &mut Module<'_>,
+    target: &Target,
+    info: &MergeInfo,
+    link_once: bool,
+) -> Result<Report, LlvmError> {
+    let comdats = {
+        let triple = target.triple();
+        !triple.contains("apple") && !triple.contains("darwin")
+    };
     module.verify()?;
     let start = Instant::now();
     let mut report = Report { target: target.triple().to_string(), ..Default::default() };
@@ -372,6 +412,7 @@ pub fn apply(
         .similar
         .iter()
         .enumerate()
+        .filter(|(_, sg)| !link_once || sg.estimated_saving >= LINK_ONCE_MIN_SIMILAR_SAVING)
         .flat_map(|(g, sg)| sg.members.iter().map(move |m| (m.key, g)))
         .collect();
     let mut similar_matches = Vec::new();
@@ -379,7 +420,7 @@ pub fn apply(
         let module: &Module<'_> = module;
         let lowered = lower_module(module, Hashes::Stable);
         let mut skipped = Vec::new();
-        let found = candidates(module, &lowered, target, |f, why| {
+        let found = candidates(module, &lowered, target, link_once, |f, why| {
             skipped.push(Skipped { stage: STAGE, function: f.name.clone(), reason: why })
         });
         report.skipped = skipped;
@@ -391,6 +432,12 @@ pub fn apply(
                 }
                 continue;
             };
+            if link_once
+                && (group.params.is_empty() || group.inst_count < LINK_ONCE_MIN_INSTRUCTIONS)
+            {
+                stats.rejected_unprofitable += 1;
+                continue;
+            }
             let f = &lowered.funcs[k];
             let handles = &lowered.handles[k];
             // Where each parameter's constant sits in this function; all its sites must hold
@@ -425,6 +472,7 @@ pub fn apply(
                 stats.rolled_back += 1;
                 continue;
             };
+            let copy = if link_once { link_once_copy(module, copy, comdats) } else { copy };
             let n = func.params().len();
             fold::make_thunk(module, func, copy, &fold::forwarding_args(n, &args));
             stats.merges += 1;
@@ -450,6 +498,63 @@ pub fn apply(
     stats.seconds = Some(start.elapsed().as_secs_f64());
     report.stages.push(stats);
     Ok(report)
+}
+
+/// What [`apply_with`] with `link_once` (the plugin inside a ThinLTO link, where the linker's
+/// identical code folding is the baseline) leaves alone. A group without parameters is a set
+/// of identical functions, which identical code folding already keeps once, for free; a group
+/// of small functions and a similar group that saves little cost more in thunks and alignment
+/// than they save (measured on leveldb's ThinLTO build: every such group came out larger).
+const LINK_ONCE_MIN_INSTRUCTIONS: u32 = 16;
+const LINK_ONCE_MIN_SIMILAR_SAVING: i64 = 64;
+
+/// Prefix of the link-once parameterized copies of [`apply_with`].
+const LINK_ONCE_PREFIX: &str = "__fmerge.g.";
+
+/// The link-once copy that stands for `copy` (see [`apply_with`]): a module-independent
+/// version of it under its content hash (the module's own if it already has one, `copy`
+/// erased), or `copy` itself when it references a module-local symbol.
+fn link_once_copy<'m>(module: &'m Module<'_>, copy: Function<'m>, comdats: bool) -> Function<'m> {
+    let Some((shared, locals)) = copy.parameterize_locals("fmerge.shared", 0) else { return copy };
+    debug_assert!(locals.is_empty());
+    let text = module.extract(&[shared]).map(|m| m.to_text());
+    // The text after the module's own header lines (identifier, source file name).
+    let body = text.as_deref().map(|t| {
+        t.lines()
+            .filter(|l| !l.starts_with("; ModuleID") && !l.starts_with("source_filename"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    // Unnamed once given up, so the next copy's text gets the same name as this one's.
+    let give_up = |f: Function<'m>| {
+        f.set_name("");
+        module.defer_erase(f);
+    };
+    let Some(body) = body else {
+        give_up(shared);
+        return copy;
+    };
+    let name = format!("{LINK_ONCE_PREFIX}{:016x}", fmerge_core::hash::hash_bytes(body.as_bytes()));
+    let chosen = match module.function(&name) {
+        Some(existing) => {
+            give_up(shared);
+            existing
+        }
+        None => {
+            shared.set_name(&name);
+            shared.set_linkage(Linkage::LinkOnceOdr);
+            shared.set_visibility(fmerge_llvm::Visibility::Hidden);
+            shared.set_unnamed_addr(UnnamedAddr::Global);
+            shared.set_dso_local(true);
+            if comdats {
+                module.give_own_comdat(shared.as_global());
+            }
+            shared
+        }
+    };
+    fold::discard_body(module, copy);
+    module.defer_erase(copy);
+    chosen
 }
 
 /// Gives each matched function (name, member key, group) the thunk of its similar group, once

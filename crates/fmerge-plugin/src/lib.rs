@@ -9,7 +9,10 @@
 //!   end of the LTO pipeline, on the whole linked program (the linker has already internalized
 //!   what no other object or shared library can see: that is the whole-program knowledge);
 //! - a compile without LTO: `clang-22 -fpass-plugin=libfmerge_plugin.so`, after the optimizer;
-//! - ThinLTO: in each backend, on that backend's module only.
+//! - ThinLTO: in each backend, on that backend's module, when its code generation starts: in
+//!   lld's in-process backends and in distributed ones (`clang -fthinlto-index=... -Xclang
+//!   -load -Xclang libfmerge_plugin.so`, where clang loads no pass plugin into its optimizer);
+//!   with `-fmerge-summary-dir` and `-fmerge-global-info`, also across modules (`global.rs`).
 //!
 //! The registration is C++ (`fmerge-llvm/shim/plugin.cpp`); [`run`] is what it calls.
 //! Inside someone else's process there is no worker process to catch a crash, so the rule
@@ -17,12 +20,15 @@
 //! copy of the module; on any error (an LLVM error, a panic, a module that fails the
 //! verifier) it puts the copy back, prints one warning and reports the module unchanged.
 
+mod global;
+
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
 use fmerge_llvm::plugin::{PassPluginLibraryInfo, Place, PluginOptions};
 use fmerge_passes::options::OptionError;
 use fmerge_passes::pipeline::Measure;
 use fmerge_passes::{Options, Report};
+use std::path::PathBuf;
 
 /// The entry point LLVM looks up when it loads a pass plugin.
 // An exported symbol with a fixed name is what a plugin is: the one `unsafe` attribute outside
@@ -46,6 +52,10 @@ struct Settings {
     timings: bool,
     /// For tests of the failure path: panic after merging (the module is then half done).
     inject_failure: bool,
+    /// Global merging, round 1: write the module's summary into this directory.
+    summary_dir: Option<PathBuf>,
+    /// Global merging, round 2: apply this merge information first.
+    global_info: Option<PathBuf>,
 }
 
 /// The merging options the plugin shares with `fmerge opt` (`-fmerge-NAME` here, `--NAME`
@@ -68,6 +78,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
     let mut report = o.report.clone();
     let (mut whole_program, mut guard, mut verbose) = (o.whole_program, o.guard, o.verbose);
     let mut timings = o.timings;
+    let (mut summary_dir, mut global_info) = (o.summary_dir.clone(), o.global_info.clone());
     let (mut enabled, mut in_compiles, mut inject_failure) = (true, true, false);
     for word in o.env.as_deref().unwrap_or("").split_whitespace() {
         let word = word.trim_start_matches('-');
@@ -97,6 +108,8 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
             "fmerge-verbose" => verbose = flag(value)?,
             "fmerge-timings" => timings = flag(value)?,
             "fmerge-inject-failure" => inject_failure = flag(value)?,
+            "fmerge-summary-dir" => summary_dir = text(value)?,
+            "fmerge-global-info" => global_info = text(value)?,
             _ => return Err(format!("unknown option -{key} in FMERGE_PLUGIN_OPTIONS")),
         }
     }
@@ -118,6 +131,8 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
         verbose,
         timings,
         inject_failure,
+        summary_dir: (!summary_dir.is_empty()).then(|| PathBuf::from(summary_dir)),
+        global_info: (!global_info.is_empty()).then(|| PathBuf::from(global_info)),
     })
 }
 
@@ -131,9 +146,36 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
             return false;
         }
     };
-    if !s.enabled || (!s.in_compiles && matches!(o.place, Place::Compile | Place::ThinLtoBackend)) {
+    if !s.enabled
+        || (!s.in_compiles
+            && matches!(
+                o.place,
+                Place::Compile | Place::ThinLtoBackend | Place::DistributedBackend
+            ))
+    {
         return false;
     }
+    // Global merging runs after the module's own merging, on the module as that leaves it (as
+    // `fmerge opt` before `summarize` and `apply`): both rounds then see the same module. What
+    // it needs is checked first, so that a module it cannot serve stays unchanged.
+    let global = if s.summary_dir.is_some() || s.global_info.is_some() {
+        match global::prepare(&s) {
+            Some(g) => Some(g),
+            None => return false,
+        }
+    } else {
+        None
+    };
+    let changed = merge_module(module, &s, o.place);
+    match global {
+        Some(g) => global::run(module, &s, o.place, g) || changed,
+        None => changed,
+    }
+}
+
+/// The module's own merging (what the plugin does without global merging). Returns whether
+/// the module changed.
+fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> bool {
     // Merging needs two functions. A ThinLTO backend or a compile often has fewer (a codegen unit
     // with one function and the declarations it calls): there, everything below (the backup,
     // the target, verifying, the size guard's copy) would be spent on a module that cannot
@@ -143,7 +185,7 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
         if s.verbose {
             eprintln!(
                 "fmerge: {} ({}): {mergeable} function(s) that could merge: nothing to do",
-                o.place.name(),
+                place.name(),
                 module.source_file_name()
             );
         }
@@ -177,13 +219,13 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     drop(backup);
     let seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &s.report {
-        write_report(path, &report, o.place);
+        write_report(path, &report, place);
     }
     if s.verbose {
         eprintln!(
             "fmerge: {} ({}): {} functions merged in {} merges ({} -> {} definitions), \
              expected saving {} bytes, {:.2}s",
-            o.place.name(),
+            place.name(),
             module.source_file_name(),
             report.functions_merged(),
             report.merges.len(),
@@ -196,7 +238,7 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     if s.timings {
         eprintln!(
             "fmerge: {} ({}): wall time by step: {}",
-            o.place.name(),
+            place.name(),
             module.source_file_name(),
             steps.times()
         );
@@ -242,7 +284,9 @@ fn restore<'c>(module: &mut Module<'c>, backup: Module<'c>, why: &str) -> bool {
 /// Writes the JSON report; a ThinLTO link runs one backend per module, so there `{}` in the
 /// name, or else a suffix, tells the modules' reports apart.
 fn write_report(path: &str, report: &Report, place: Place) {
-    let path = if place == Place::ThinLtoBackend || path.contains("{}") {
+    let path = if matches!(place, Place::ThinLtoBackend | Place::DistributedBackend)
+        || path.contains("{}")
+    {
         let id = format!("{}-{}", std::process::id(), unique());
         if path.contains("{}") { path.replace("{}", &id) } else { format!("{path}.{id}") }
     } else {
@@ -278,6 +322,8 @@ mod tests {
             max_slowdown: None,
             max_slowdown_per_kb: None,
             env: env.map(str::to_string),
+            summary_dir: String::new(),
+            global_info: String::new(),
             whole_program: false,
             guard: true,
             verbose: false,

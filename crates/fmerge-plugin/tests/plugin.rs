@@ -251,6 +251,70 @@ fn thin_lto_backends_and_plain_compiles_merge_each_module() {
     assert!(sum(&merged_objs) < sum(&plain_objs));
 }
 
+/// A distributed ThinLTO build: an index-only link, one backend compile per module (with the
+/// code generation options lld's in-process backends use), then the final link (with
+/// `link_flags`). Returns the backends' stderr.
+fn distributed_thin_lto(
+    objs: &[PathBuf],
+    exe: &Path,
+    plugin_flags: &[String],
+    link_flags: &[&str],
+) -> String {
+    let mut index = Command::new("clang++-22");
+    index.args(["-flto=thin", "-fuse-ld=lld", "-Wl,--thinlto-index-only"]).args(objs);
+    run_ok(index.arg("-o").arg(exe.with_extension("unused")));
+    let mut stderr = String::new();
+    let mut natives = Vec::new();
+    for o in objs {
+        let tag = exe.file_name().unwrap().to_string_lossy();
+        let native = PathBuf::from(format!("{}.{tag}.native.o", o.display()));
+        let index = format!("-fthinlto-index={}.thinlto.bc", o.display());
+        let out = run_ok(
+            Command::new("clang++-22")
+                .args(["-Os", "-ffunction-sections", "-fdata-sections", "-x", "ir"])
+                .arg(o)
+                .arg(index)
+                .args(plugin_flags)
+                .arg("-c")
+                .arg("-o")
+                .arg(&native)
+                .env("RUST_BACKTRACE", "0"),
+        );
+        stderr += &String::from_utf8_lossy(&out.stderr);
+        natives.push(native);
+    }
+    let mut link = Command::new("clang++-22");
+    run_ok(link.arg("-fuse-ld=lld").args(link_flags).args(&natives).arg("-o").arg(exe));
+    stderr
+}
+
+#[test]
+fn distributed_thin_lto_backends_merge_as_the_in_process_link_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let objs = compile_demo(dir.path(), &["-flto=thin"]);
+    let (plain, in_process) = (dir.path().join("plain"), dir.path().join("in-process"));
+    link(&objs, &plain, "-flto=thin", false, "");
+    link(&objs, &in_process, "-flto=thin", true, "");
+    // clang's distributed backend ignores -fpass-plugin; `-Xclang -load` is what loads fmerge
+    // there (and registers its -mllvm options).
+    let p = plugin().display().to_string();
+    let flags: Vec<String> = ["-Xclang", "-load", "-Xclang", &p, "-mllvm", "-fmerge-verbose"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let distributed = dir.path().join("distributed");
+    let stderr = distributed_thin_lto(&objs, &distributed, &flags, &[]);
+    assert!(stderr.contains("fmerge: distributed ThinLTO backend"), "{stderr}");
+    assert!(stderr.contains("functions merged"), "{stderr}");
+    assert_eq!(output_of(&plain), output_of(&distributed));
+    assert_eq!(text_bytes(&distributed), text_bytes(&in_process));
+    assert!(text_bytes(&distributed) < text_bytes(&plain));
+    // Without the plugin, the distributed build is the in-process one too.
+    let unmerged = dir.path().join("unmerged");
+    assert_eq!(distributed_thin_lto(&objs, &unmerged, &[], &[]), "");
+    assert_eq!(text_bytes(&unmerged), text_bytes(&plain));
+}
+
 #[test]
 fn a_failure_inside_the_plugin_leaves_the_module_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
@@ -316,4 +380,136 @@ fn a_cargo_workspace_with_linker_plugin_lto_passes_its_tests_and_shrinks() {
     assert_eq!(output_of(&plain), output_of(&merged));
     let (a, b) = (text_bytes(&plain), text_bytes(&merged));
     assert!(b < a, ".text {a} -> {b}");
+}
+
+/// Compiles the global-merging program (`tests/thinlto`) for ThinLTO into `dir`, the later
+/// version of its sources when `edit` names one (`EDIT_BODY`, ...).
+fn compile_thinlto_program(dir: &Path, edit: Option<&str>) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/thinlto");
+    ["m1.c", "m2.c", "m3.c", "main.c"]
+        .iter()
+        .map(|s| {
+            let out = dir.join(format!("{s}.o"));
+            let mut cmd = Command::new("clang-22");
+            cmd.args(["-Os", "-flto=thin", "-c"]).arg(src.join(s)).arg("-o").arg(&out);
+            if let Some(e) = edit {
+                cmd.arg(format!("-D{e}"));
+            }
+            run_ok(&mut cmd);
+            out
+        })
+        .collect()
+}
+
+/// An in-process ThinLTO link with `--icf=all`, the plugin given `env`; returns the stderr.
+fn link_icf(objs: &[PathBuf], exe: &Path, env: Option<&str>) -> String {
+    let mut cmd = Command::new("clang-22");
+    cmd.args(["-flto=thin", "-fuse-ld=lld", "-Wl,--icf=all"]).args(objs).arg("-o").arg(exe);
+    if let Some(env) = env {
+        cmd.arg(format!("-Wl,--load-pass-plugin={}", plugin().display()));
+        cmd.env("FMERGE_PLUGIN_OPTIONS", env).env("RUST_BACKTRACE", "0");
+    }
+    String::from_utf8_lossy(&run_ok(&mut cmd).stderr).into_owned()
+}
+
+/// Round 1 of `objs` into `dir/summaries`, then `fmerge combine` of that directory; returns
+/// the merge information's path.
+fn round_one(dir: &Path, objs: &[PathBuf]) -> PathBuf {
+    let sums = dir.join("summaries");
+    std::fs::create_dir_all(&sums).unwrap();
+    link_icf(objs, &dir.join("round1"), Some(&format!("-fmerge-summary-dir={}", sums.display())));
+    let written = std::fs::read_dir(&sums).unwrap().count();
+    assert_eq!(written, objs.len(), "one summary per module");
+    let info = dir.join("merge.fmi");
+    run_ok(fmerge().arg("combine").arg(&sums).arg("-q").arg("-o").arg(&info));
+    info
+}
+
+#[test]
+fn two_rounds_merge_across_thin_lto_modules_in_process_and_distributed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let objs = compile_thinlto_program(&d.join("obj"), None);
+    let (plain, per_module, merged) = (d.join("plain"), d.join("per-module"), d.join("merged"));
+    link_icf(&objs, &plain, None);
+    link_icf(&objs, &per_module, Some(""));
+    let info = round_one(d, &objs);
+    let stderr = link_icf(
+        &objs,
+        &merged,
+        Some(&format!("-fmerge-verbose -fmerge-global-info={}", info.display())),
+    );
+    assert!(stderr.contains("merge information applied: 2 functions"), "{stderr}");
+    assert_eq!(output_of(&plain), output_of(&merged));
+    let (a, b, c) = (text_bytes(&plain), text_bytes(&per_module), text_bytes(&merged));
+    assert!(c < b && b <= a, ".text: ThinLTO {a}, per module {b}, two rounds {c}");
+    // The shared copies are link-once: without identical code folding the linker still keeps
+    // one of each (in a distributed build, where the backends' objects are ordinary inputs).
+    let p = plugin().display().to_string();
+    let flags: Vec<String> = [
+        "-Xclang",
+        "-load",
+        "-Xclang",
+        &p,
+        "-mllvm",
+        &format!("-fmerge-global-info={}", info.display()),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let distributed = d.join("distributed");
+    distributed_thin_lto(&objs, &distributed, &flags, &[]);
+    assert_eq!(output_of(&plain), output_of(&distributed));
+    let symbols = run_ok(Command::new("llvm-nm-22").arg(&distributed)).stdout;
+    let copies = String::from_utf8_lossy(&symbols).matches("__fmerge.g.").count();
+    assert_eq!(copies, 1, "{}", String::from_utf8_lossy(&symbols));
+    // With identical code folding, the distributed build is the in-process one.
+    let folded = d.join("distributed-icf");
+    distributed_thin_lto(&objs, &folded, &flags, &["-Wl,--icf=all"]);
+    assert_eq!(text_bytes(&folded), c);
+}
+
+#[test]
+fn stale_merge_information_never_changes_behaviour() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let old = compile_thinlto_program(&d.join("old"), None);
+    let info = round_one(&d.join("old"), &old);
+    for edit in ["EDIT_BODY", "EDIT_REMOVE", "EDIT_ADD", "EDIT_SIGNATURE"] {
+        let objs = compile_thinlto_program(&d.join(edit), Some(edit));
+        let (plain, stale) = (d.join(edit).join("plain"), d.join(edit).join("stale"));
+        link_icf(&objs, &plain, None);
+        link_icf(&objs, &stale, Some(&format!("-fmerge-global-info={}", info.display())));
+        assert_eq!(output_of(&plain), output_of(&stale), "{edit}");
+        assert_ne!(
+            output_of(&plain),
+            output_of(&d.join("old/round1")),
+            "{edit} changes the output"
+        );
+        assert!(text_bytes(&stale) < text_bytes(&plain), "{edit}");
+    }
+}
+
+#[test]
+fn unusable_global_merging_options_warn_once_and_leave_modules_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let objs = compile_thinlto_program(&d.join("obj"), None);
+    let plain = d.join("plain");
+    link_icf(&objs, &plain, None);
+    let bad = d.join("bad.fmi");
+    std::fs::write(&bad, b"not merge information").unwrap();
+    let missing = d.join("no-such-dir");
+    for env in [
+        format!("-fmerge-global-info={}", bad.display()),
+        format!("-fmerge-summary-dir={}", missing.display()),
+    ] {
+        let exe = d.join("out");
+        let stderr = link_icf(&objs, &exe, Some(&env));
+        assert_eq!(stderr.matches("fmerge: warning:").count(), 1, "{env}: {stderr}");
+        assert!(stderr.contains("modules are left unchanged"), "{stderr}");
+        assert_eq!(text_bytes(&exe), text_bytes(&plain), "{env}");
+        assert_eq!(output_of(&exe), output_of(&plain));
+    }
 }

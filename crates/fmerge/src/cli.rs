@@ -379,8 +379,9 @@ pub struct SummarizeArgs {
 
 #[derive(Args, Debug)]
 pub struct CombineArgs {
-    /// Summaries written by `fmerge summarize`.
-    #[arg(required = true, value_name = "IN.fms")]
+    /// Summaries written by `fmerge summarize`, or directories of them (every `.fms` file
+    /// inside, as the plugin's `-fmerge-summary-dir` writes them).
+    #[arg(required = true, value_name = "IN.fms|DIR")]
     pub inputs: Vec<PathBuf>,
     /// The merge information to write (conventionally merge.fmi).
     #[arg(short, long, value_name = "OUT")]

@@ -10,7 +10,7 @@ use fmerge_llvm::output::{Emit, write_atomically, write_module};
 use fmerge_llvm::target::Outlining;
 use fmerge_llvm::{Llvm, LlvmError, Target};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn summarize(args: SummarizeArgs) -> Result<()> {
     let llvm = Llvm::new();
@@ -35,9 +35,33 @@ pub fn summarize(args: SummarizeArgs) -> Result<()> {
     Ok(())
 }
 
+/// The summary files `inputs` name: files as given, directories as the `.fms` files in them
+/// (what the plugin's `-fmerge-summary-dir` writes), in name order.
+fn summary_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in inputs {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("reading the directory {}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "fms") && p.is_file())
+            .collect();
+        if found.is_empty() {
+            anyhow::bail!("{} holds no summaries (.fms files)", path.display());
+        }
+        found.sort();
+        files.extend(found);
+    }
+    Ok(files)
+}
+
 pub fn combine_cmd(args: CombineArgs) -> Result<()> {
-    let mut summaries = Vec::with_capacity(args.inputs.len());
-    for path in &args.inputs {
+    let inputs = summary_files(&args.inputs)?;
+    let mut summaries = Vec::with_capacity(inputs.len());
+    for path in &inputs {
         let bytes = read_file(path)?;
         summaries.push(
             ModuleSummary::from_bytes(&bytes)

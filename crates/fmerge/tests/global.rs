@@ -70,6 +70,22 @@ fn modules_merged_separately_fold_at_link_time_and_behave_the_same() {
     let info = d.join("merge.fmi");
     let out = run_ok(fmerge().arg("combine").args(&sums).arg("-o").arg(&info));
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 groups covering 3 functions"));
+    // A directory of summaries (what the plugin's -fmerge-summary-dir fills) is the same input;
+    // other files in it are ignored, an empty one is an error.
+    let dir_of = d.join("summaries");
+    std::fs::create_dir(&dir_of).unwrap();
+    for s in &sums {
+        std::fs::copy(s, dir_of.join(s.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(dir_of.join("notes.txt"), "not a summary").unwrap();
+    let from_dir = d.join("from-dir.fmi");
+    run_ok(fmerge().arg("combine").arg(&dir_of).arg("-q").arg("-o").arg(&from_dir));
+    assert_eq!(std::fs::read(&from_dir).unwrap(), std::fs::read(&info).unwrap());
+    let empty = d.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = fmerge().arg("combine").arg(&empty).arg("-o").arg(d.join("x.fmi")).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds no summaries"));
 
     let base: Vec<PathBuf> = mods
         .iter()

@@ -69,6 +69,8 @@ const PAGES: &[Page] = &[
         demo_builds: &[
             ("demo", Reference::Lto),
             ("demo-thin", Reference::Plain),
+            ("demo-thin2", Reference::Plain),
+            ("demo-dist", Reference::Plain),
             ("demo-merged", Reference::Plain),
             ("demo-sep", Reference::Plain),
         ],

@@ -1,0 +1,165 @@
+//! Global merging inside the build's own backends: the two rounds of `fmerge summarize` →
+//! `fmerge combine` → `fmerge apply`, run by the plugin in every module it sees (each backend
+//! of a ThinLTO link, in-process or distributed, or each compile), so that a build system
+//! needs no new steps, only two options:
+//!
+//! - `-fmerge-summary-dir=DIR` (round 1): the module's summary, as `fmerge summarize` writes
+//!   it, goes to `DIR/<hash of the module's identifier>-<process id>.fms`. Backends run in
+//!   parallel threads of one linker (different identifiers) or in parallel processes on
+//!   several machines (different process ids, or different identifiers); each file is written
+//!   atomically (a temporary name, then a rename), so `fmerge combine DIR` never reads half a
+//!   file.
+//! - `-fmerge-global-info=FILE` (round 2): `fmerge combine`'s merge information is applied to
+//!   the module as `fmerge apply` does, before the module's own merging runs.
+//!
+//! With both, the summary describes the module before the information is applied, which is
+//! what the next round's information must be computed from: a build can refresh the
+//! information now and then while applying the previous one. Information from an older build
+//! never changes behaviour: `apply` recomputes every hash and compares every body before
+//! using an entry.
+//!
+//! Both steps run after the module's own merging, on the module as that leaves it (as `fmerge
+//! opt` runs before `summarize` and `apply`), so both rounds see the same module.
+//!
+//! Inside a compiler or linker nothing here may stop the host: an unreadable information file
+//! or a missing summary directory is reported once per process, and the module is then left
+//! unchanged (checked before anything is merged); a summary that cannot be written is reported
+//! the same way.
+
+use crate::{Settings, restore};
+use fmerge_core::global::MergeInfo;
+use fmerge_llvm::Target;
+use fmerge_llvm::module::Module;
+use fmerge_llvm::plugin::Place;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What the global steps need, checked before the module is touched.
+pub(crate) struct Prepared {
+    info: Option<Arc<MergeInfo>>,
+}
+
+/// Checks what `s` asks for: the merge information is readable, the summary directory exists.
+/// `None` (after a warning, once per process) when the module must be left unchanged.
+pub(crate) fn prepare(s: &Settings) -> Option<Prepared> {
+    let info = match &s.global_info {
+        Some(path) => match merge_info(path) {
+            Ok(info) => Some(info),
+            Err(e) => {
+                warn_once(&INFO_WARNED, &e);
+                return None;
+            }
+        },
+        None => None,
+    };
+    if let Some(dir) = &s.summary_dir
+        && !dir.is_dir()
+    {
+        let e = format!("the summary directory {} does not exist", dir.display());
+        warn_once(&SUMMARY_WARNED, &e);
+        return None;
+    }
+    Some(Prepared { info })
+}
+
+/// Runs the global steps `s` asks for on `module` (after its own merging): writes its summary,
+/// then applies the merge information. Returns whether the module changed; on any failure it
+/// is as it was before this call, and a warning says so.
+pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place, p: Prepared) -> bool {
+    if let Some(dir) = &s.summary_dir
+        && let Err(e) = write_summary(module, dir)
+    {
+        warn_once(&SUMMARY_WARNED, &e);
+    }
+    if s.summary_dir.is_some() && s.verbose {
+        eprintln!("fmerge: {} ({}): summary written", place.name(), module.source_file_name());
+    }
+    let Some(info) = p.info else { return false };
+    let backup = module.backup();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let target = Target::for_object_file(module, None)?;
+        fmerge_passes::global::apply_with(module, &target, &info, true)
+    }));
+    let report = match outcome {
+        Ok(Ok(report)) => report,
+        Ok(Err(e)) => return restore(module, backup, &format!("applying {}: {e}", display(s))),
+        Err(_) => {
+            return restore(module, backup, "internal error applying merge information (a bug)");
+        }
+    };
+    if s.verbose {
+        eprintln!(
+            "fmerge: {} ({}): merge information applied: {} functions became thunks of shared \
+             copies",
+            place.name(),
+            module.source_file_name(),
+            report.functions_merged(),
+        );
+    }
+    !report.merges.is_empty()
+}
+
+fn display(s: &Settings) -> String {
+    s.global_info.as_deref().map_or_else(String::new, |p| p.display().to_string())
+}
+
+static INFO_WARNED: AtomicBool = AtomicBool::new(false);
+static SUMMARY_WARNED: AtomicBool = AtomicBool::new(false);
+
+/// One warning per kind per process: a linker runs many backends, each would say the same.
+fn warn_once(flag: &AtomicBool, what: &str) {
+    if !flag.swap(true, Ordering::Relaxed) {
+        eprintln!("fmerge: warning: {what}; modules are left unchanged");
+    }
+}
+
+/// The merge information at `path`, read once per process (a linker's backends share it).
+fn merge_info(path: &Path) -> Result<Arc<MergeInfo>, String> {
+    type Cache = Mutex<Vec<(PathBuf, Result<Arc<MergeInfo>, String>)>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, r)) = cache.iter().find(|(p, _)| p == path) {
+        return r.clone();
+    }
+    let read = std::fs::read(path)
+        .map_err(|e| format!("cannot read the merge information {}: {e}", path.display()))
+        .and_then(|bytes| {
+            MergeInfo::from_bytes(&bytes)
+                .map(Arc::new)
+                .map_err(|e| format!("{} is not usable merge information: {e}", path.display()))
+        });
+    cache.push((path.to_path_buf(), read.clone()));
+    read
+}
+
+/// The file a module's summary goes to in `dir`: never the same for two backends running at
+/// the same time (see the module documentation).
+fn summary_path(dir: &Path, module: &Module<'_>) -> PathBuf {
+    let id = format!("{}\0{}", module.identifier(), module.source_file_name());
+    let hash = fmerge_core::hash::hash_bytes(id.as_bytes());
+    dir.join(format!("{hash:016x}-{}.fms", std::process::id()))
+}
+
+/// Writes `module`'s summary (with bodies, as `fmerge summarize` does) into `dir`.
+fn write_summary(module: &Module<'_>, dir: &Path) -> Result<(), String> {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // Summarizing adds module-independent copies of functions to the module it reads:
+        // it reads a copy, never the host's module.
+        let copy = module.duplicate()?;
+        let target = Target::for_object_file(&copy, None)?;
+        let name = module.source_file_name();
+        Ok::<_, fmerge_llvm::LlvmError>(fmerge_passes::global::summarize_with(
+            &copy, &target, &name, true, true,
+        ))
+    }));
+    let summary = match outcome {
+        Ok(Ok(summary)) => summary,
+        Ok(Err(e)) => return Err(format!("cannot summarize the module: {e}")),
+        Err(_) => return Err("internal error summarizing a module (a bug)".to_string()),
+    };
+    let path = summary_path(dir, module);
+    fmerge_llvm::output::write_atomically(&path, &summary.to_bytes())
+        .map_err(|e| format!("cannot write the summary {}: {e}", path.display()))
+}
