@@ -83,6 +83,10 @@ cl::opt<std::string> MaxSlowdownPerKB("fmerge-max-slowdown-per-kb", cl::init("")
                                       cl::desc("with a profile in the module: one merge may "
                                                "add at most this percentage of the module's "
                                                "work per KB it saves"));
+cl::opt<std::string> Estimate("fmerge-estimate", cl::init(""), cl::cat(FmergeCategory),
+                              cl::desc("without a profile, price merges by how often code runs "
+                                       "as estimated from the code (true, the default); false "
+                                       "merges as if merges cost no time"));
 cl::opt<std::string> Report("fmerge-report", cl::init(""), cl::cat(FmergeCategory),
                             cl::desc("write fmerge's JSON report to this file"));
 cl::opt<std::string> SummaryDir("fmerge-summary-dir", cl::init(""), cl::cat(FmergeCategory),
@@ -104,7 +108,7 @@ cl::opt<bool> PerTU("fmerge-compile", cl::init(true), cl::cat(FmergeCategory),
 extern "C" {
 
 // What the runner gets: the options as plain C data (valid for the call). The merging options
-// (merge to max_slowdown_per_kb) are null unless given on the command line.
+// (merge to estimate) are null unless given on the command line.
 struct FmPluginOptions {
   const char *merge;
   const char *profit;
@@ -113,6 +117,7 @@ struct FmPluginOptions {
   const char *hot_percentile;
   const char *max_slowdown;
   const char *max_slowdown_per_kb;
+  const char *estimate;
   const char *env; // FMERGE_PLUGIN_OPTIONS, or null
   const char *summary_dir; // empty: none
   const char *global_info; // empty: none
@@ -152,7 +157,7 @@ bool runOn(Module &M, int Where) {
   std::string R = Report, S = SummaryDir, G = GlobalInfo;
   const char *Env = std::getenv("FMERGE_PLUGIN_OPTIONS");
   FmPluginOptions O{Given(Merge), Given(Profit), Given(Search), R.c_str(), Given(HotPercentile),
-                    Given(MaxSlowdown), Given(MaxSlowdownPerKB),
+                    Given(MaxSlowdown), Given(MaxSlowdownPerKB), Given(Estimate),
                     Env, S.c_str(), G.c_str(),
                     WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Timings ? 1 : 0,
                     Where};

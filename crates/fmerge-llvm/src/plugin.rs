@@ -35,6 +35,8 @@ pub struct PluginOptions {
     pub hot_percentile: Option<String>,
     pub max_slowdown: Option<String>,
     pub max_slowdown_per_kb: Option<String>,
+    /// `true`/`false`: price merges by estimated counts without a profile.
+    pub estimate: Option<String>,
     /// FMERGE_PLUGIN_OPTIONS, for tools that parse `-mllvm` before loading plugins.
     pub env: Option<String>,
     /// Global merging, round 1: where to write the module's summary (empty: nowhere).
@@ -86,6 +88,7 @@ pub struct FmPluginOptions {
     hot_percentile: *const c_char,
     max_slowdown: *const c_char,
     max_slowdown_per_kb: *const c_char,
+    estimate: *const c_char,
     env: *const c_char,
     summary_dir: *const c_char,
     global_info: *const c_char,
@@ -160,6 +163,7 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
         hot_percentile: c_str(o.hot_percentile),
         max_slowdown: c_str(o.max_slowdown),
         max_slowdown_per_kb: c_str(o.max_slowdown_per_kb),
+        estimate: c_str(o.estimate),
         env: c_str(o.env),
         summary_dir: c_str(o.summary_dir).unwrap_or_default(),
         global_info: c_str(o.global_info).unwrap_or_default(),

@@ -61,8 +61,15 @@ struct Settings {
 /// The merging options the plugin shares with `fmerge opt` (`-fmerge-NAME` here, `--NAME`
 /// there), in the order their values are checked. [`fmerge_passes::OptionsBuilder::set`]
 /// parses them, with the defaults and checks of the command line.
-const SHARED: [&str; 6] =
-    ["merge", "profit", "search", "hot-percentile", "max-slowdown", "max-slowdown-per-kb"];
+const SHARED: [&str; 7] = [
+    "merge",
+    "profit",
+    "search",
+    "hot-percentile",
+    "max-slowdown",
+    "max-slowdown-per-kb",
+    "estimate",
+];
 
 fn settings(o: &PluginOptions) -> Result<Settings, String> {
     // As the shim gave them (`None`: not on the command line), in the order of SHARED.
@@ -73,6 +80,7 @@ fn settings(o: &PluginOptions) -> Result<Settings, String> {
         &o.hot_percentile,
         &o.max_slowdown,
         &o.max_slowdown_per_kb,
+        &o.estimate,
     ]
     .map(Clone::clone);
     let mut report = o.report.clone();
@@ -321,6 +329,7 @@ mod tests {
             hot_percentile: None,
             max_slowdown: None,
             max_slowdown_per_kb: None,
+            estimate: None,
             env: env.map(str::to_string),
             summary_dir: String::new(),
             global_info: String::new(),
