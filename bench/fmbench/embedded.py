@@ -13,10 +13,12 @@ all of an -Oz build), `.text*` bytes by llvm-size-22 -A:
 
   plain         the module
   mergefunc     opt-22 -passes=mergefunc
-  fmerge        fmerge opt
+  fmerge        fmerge opt (the default: merges priced by counts estimated from the code)
+  noest         fmerge opt --no-estimate (every merge that saves bytes)
   outliner      the module, machine outliner (llc-22's and clang -Oz's default here)
   mergefunc+out mergefunc, then the machine outliner
   fmerge+out    fmerge opt, then the machine outliner
+  noest+out     fmerge opt --no-estimate, then the machine outliner
 
 No main, no run: the libraries are not programs. Behaviour is checked on the nearest target
 that runs under qemu user mode, `--run`: the corpus programs (bzip2, zstd, lua, sqlite: the
@@ -67,7 +69,7 @@ LIBRARIES = {
                 "-DSQLITE_OMIT_WAL", "-DSQLITE_ENABLE_FTS5", "-DSQLITE_ENABLE_RTREE", "-DSQLITE_ENABLE_JSON1"]),
 }
 SKIP = ("lua.c", "luac.c")
-ORDER = ["plain", "mergefunc", "fmerge", "outliner", "mergefunc+out", "fmerge+out"]
+ORDER = ["plain", "mergefunc", "fmerge", "noest", "outliner", "mergefunc+out", "fmerge+out", "noest+out"]
 
 
 def build(lib: str, target: str, out: Path, fmerge: str, jobs: int) -> dict:
@@ -83,9 +85,12 @@ def build(lib: str, target: str, out: Path, fmerge: str, jobs: int) -> dict:
     run([OPT, "-passes=lto<Oz>", d / "linked.bc", "-o", d / "lto.bc"], echo=True)
     run([OPT, "-passes=mergefunc", d / "lto.bc", "-o", d / "mergefunc.bc"], echo=True)
     run([fmerge, "opt", "-q", d / "lto.bc", "-o", d / "fmerge.bc", "--report", d / "fmerge.json"], echo=True)
+    run([fmerge, "opt", "-q", "--no-estimate", d / "lto.bc", "-o", d / "noest.bc", "--report", d / "noest.json"],
+        echo=True)
     sizes = {}
-    for name, module in (("plain", "lto"), ("mergefunc", "mergefunc"), ("fmerge", "fmerge"),
-                         ("outliner", "lto"), ("mergefunc+out", "mergefunc"), ("fmerge+out", "fmerge")):
+    for name, module in (("plain", "lto"), ("mergefunc", "mergefunc"), ("fmerge", "fmerge"), ("noest", "noest"),
+                         ("outliner", "lto"), ("mergefunc+out", "mergefunc"), ("fmerge+out", "fmerge"),
+                         ("noest+out", "noest")):
         obj = d / f"{name}.o"
         outline = [] if name.endswith("+out") or name == "outliner" else ["-enable-machine-outliner=never"]
         run([LLC, "-filetype=obj", *outline, d / f"{module}.bc", "-o", obj], echo=True)
@@ -96,7 +101,7 @@ def build(lib: str, target: str, out: Path, fmerge: str, jobs: int) -> dict:
 
 def markdown(results: list[dict]) -> str:
     lines = ["| target | library | " + " | ".join(ORDER) + " | " + " | ".join(f"{k} vs plain" for k in ORDER[1:]) + " |",
-             "|" + "---|" * (len(ORDER) + 6)]
+             "|" + "---|" * (2 * len(ORDER) + 1)]
     for r in results:
         s = r["text_bytes"]
         base = s["plain"]
@@ -109,7 +114,7 @@ def markdown(results: list[dict]) -> str:
 THUMB_LINUX = ["--target=arm-linux-gnueabihf", "-march=armv7-a", "-mthumb"]
 QEMU = ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"]
 RUN_PROGRAMS = ["bzip2", "zstd", "lua", "sqlite"]
-RUN_ORDER = ["lto", "plain", "mergefunc", "fmerge"]
+RUN_ORDER = ["lto", "plain", "mergefunc", "fmerge", "noest"]
 
 
 def cases(name: str, tmp: Path) -> list:
@@ -134,10 +139,12 @@ def behaviour(name: str, out: Path, fmerge: str, jobs: int) -> dict:
         cwd=d / "lto", echo=True)
     module = d / "lto" / f"{name}.0.5.precodegen.bc"
     run([fmerge, "opt", "-q", module, "--emit", "obj", "-o", d / "fmerge.o", "--report", d / "fmerge.json"], echo=True)
+    run([fmerge, "opt", "-q", "--no-estimate", module, "--emit", "obj", "-o", d / "noest.o", "--report",
+         d / "noest.json"], echo=True)
     run([OPT, "-passes=mergefunc", module, "-o", d / "mergefunc.bc"], echo=True)
     run([LLC, "-filetype=obj", "-relocation-model=pic", d / "mergefunc.bc", "-o", d / "mergefunc.o"], echo=True)
     run([LLC, "-filetype=obj", "-relocation-model=pic", module, "-o", d / "plain.o"], echo=True)
-    for k in ("plain", "fmerge", "mergefunc"):
+    for k in ("plain", "fmerge", "noest", "mergefunc"):
         exes[k] = d / k
         run([*link, d / f"{k}.o", "-o", exes[k], *prog.libs], echo=True)
     result = {"program": name, "builds": {}}
@@ -166,15 +173,15 @@ def behaviour(name: str, out: Path, fmerge: str, jobs: int) -> dict:
 
 
 def run_markdown(results: list[dict]) -> str:
-    lines = ["| program | lto | plain | mergefunc | fmerge | mergefunc vs plain | fmerge vs plain | runs |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| program | " + " | ".join(RUN_ORDER) + " | " + " | ".join(f"{k} vs plain" for k in RUN_ORDER[2:]) +
+             " | runs |", "|" + "---|" * (2 * len(RUN_ORDER) - 1)]
     for r in results:
         b = r["builds"]
         base = b["plain"]["text_bytes"]
         ok = all(not b[k]["mismatches"] for k in RUN_ORDER)
         lines.append(f"| {r['program']} | " + " | ".join(f"{b[k]['text_bytes']:,}" for k in RUN_ORDER) + " | " +
                      " | ".join(f"{100 * (b[k]['text_bytes'] - base) / base:+.2f}%" for k in RUN_ORDER[2:]) +
-                     f" | {b['lto']['runs']} × 4, {'all same' if ok else 'MISMATCH'} |")
+                     f" | {b['lto']['runs']} × {len(RUN_ORDER)}, {'all same' if ok else 'MISMATCH'} |")
     return "\n".join(lines) + "\n"
 
 

@@ -9,6 +9,10 @@ without `--icf=all`:
   tworound    the plugin's two rounds: a link with -fmerge-summary-dir, `fmerge combine DIR`,
               a link with -fmerge-global-info (the number is the second link's)
   tworound-ns the same with `fmerge combine --no-similar` (functions equal up to constants only)
+  permodule-ne, tworound-ne
+              the same two with `-fmerge-estimate=false` in every link (round 1 included):
+              every merge that saves bytes, where the default leaves out merges that would
+              make likely hot code slower
   gmf         LLVM 22's GlobalMergeFunc with two codegen rounds inside the link
               (-enable-global-merge-func -codegen-data-thinlto-two-rounds)
 
@@ -39,7 +43,8 @@ from pathlib import Path
 from . import common
 from .common import CLANGXX, REPO
 
-MODES = ["thinlto", "permodule", "tworound", "tworound-ns", "gmf"]
+MODES = ["thinlto", "permodule", "tworound", "tworound-ns", "permodule-ne", "tworound-ne", "gmf"]
+NOEST = "-fmerge-estimate=false"
 GMF = ["-Wl,-mllvm,-enable-global-merge-func=true", "-Wl,-mllvm,-codegen-data-thinlto-two-rounds"]
 
 
@@ -90,7 +95,7 @@ def main(argv: list[str]) -> int:
                   f"{'yes' if r['same_output'] else 'NO'}")
     for prog in a.programs:
         work = REPO / "build" / "thinlto" / prog
-        for sub in ["summaries", "dist"]:
+        for sub in ["summaries", "summaries-ne", "dist"]:
             shutil.rmtree(work / sub, ignore_errors=True)
         work.mkdir(parents=True, exist_ok=True)
         objs, libs = thin_objects(corpus, prog, work)
@@ -119,6 +124,7 @@ def main(argv: list[str]) -> int:
         for icf in (False, True):
             link("thinlto", [], None, icf)
             link("permodule", [], "", icf)
+            link("permodule-ne", [], NOEST, icf)
             link("gmf", GMF, None, icf)
         t0 = time.time()
         link("round1", [], f"-fmerge-summary-dir={sums}", True)
@@ -127,9 +133,14 @@ def main(argv: list[str]) -> int:
         res["combine"] = common.run([fmerge, "combine", sums, "-o", work / "check.fmi"]).stdout.strip()
         info_ns = work / "merge-no-similar.fmi"
         common.run([fmerge, "combine", "--no-similar", sums, "-o", info_ns])
+        sums_ne, info_ne = work / "summaries-ne", work / "merge-ne.fmi"
+        sums_ne.mkdir()
+        link("round1-ne", [], f"-fmerge-summary-dir={sums_ne} {NOEST}", True)
+        common.run([fmerge, "combine", sums_ne, "-o", info_ne])
         for icf in (False, True):
             link("tworound", [], f"-fmerge-global-info={info}", icf)
             link("tworound-ns", [], f"-fmerge-global-info={info_ns}", icf)
+            link("tworound-ne", [], f"-fmerge-global-info={info_ne} {NOEST}", icf)
 
         # Distributed: an index-only link, one backend per module, the final link.
         dist = work / "dist"
@@ -216,7 +227,9 @@ def table(res: dict) -> str:
     names = {"thinlto": "ThinLTO", "permodule": "ThinLTO + fmerge plugin (each module)",
              "gmf": "LLVM 22 GlobalMergeFunc, two codegen rounds",
              "tworound": "ThinLTO + fmerge plugin, two rounds (global merging)",
-             "tworound-ns": "the same, merge information without similar groups"}
+             "tworound-ns": "the same, merge information without similar groups",
+             "permodule-ne": "ThinLTO + fmerge plugin (each module), -fmerge-estimate=false",
+             "tworound-ne": "ThinLTO + fmerge plugin, two rounds, -fmerge-estimate=false"}
     rows = [f"{res['program']} ({res['modules']} modules) | `.text` | change | `--icf=all` | change | smoke",
             "---|---:|---:|---:|---:|---"]
     for m in MODES:

@@ -8,7 +8,9 @@ then linked by clang-22 with wasm-ld-22's full LTO. Builds (work in --out, defau
                the module wasm-ld compiles (lto/P.wasm.0.5.precodegen.bc: the whole program
                after LTO's internalization and optimization)
   mergefunc    that module through `opt-22 -passes=mergefunc`, `llc-22 -filetype=obj`, linked
-  fmerge       `fmerge opt precodegen.bc --emit obj`, linked with the same libraries
+  fmerge       `fmerge opt precodegen.bc --emit obj`, linked with the same libraries (the
+               default: merges priced by counts estimated from the code)
+  noest        the same with `fmerge opt --no-estimate` (every merge that saves bytes)
   X+oz         wasm-opt -Oz on build X
   X+oz+msf     wasm-opt -Oz --merge-similar-functions on build X
 
@@ -187,17 +189,18 @@ def build(prog: str, out: Path, fmerge: str, wasm_opt: str, jobs: int) -> dict:
     builds = {"lto": d / "lto" / f"{prog}.wasm"}
     run([*link, "-flto", *objs, "-o", builds["lto"], "-Wl,--save-temps", *EMULATED_LIBS], cwd=d / "lto", echo=True)
     module = d / "lto" / f"{prog}.wasm.0.5.precodegen.bc"
-    r = run([fmerge, "opt", module, "--emit", "obj", "-o", d / "fmerge.o", "--report", d / "fmerge.json"],
-            echo=True)
-    log(r.stderr.strip())
+    for name, extra in (("fmerge", []), ("noest", ["--no-estimate"])):
+        r = run([fmerge, "opt", module, *extra, "--emit", "obj", "-o", d / f"{name}.o", "--report",
+                 d / f"{name}.json"], echo=True)
+        log(r.stderr.strip())
     run([OPT, "-passes=mergefunc", module, "-o", d / "mergefunc.bc"], echo=True)
     run([LLC, "-filetype=obj", d / "mergefunc.bc", "-o", d / "mergefunc.o"], echo=True)
-    for name in ("fmerge", "mergefunc"):
+    for name in ("fmerge", "noest", "mergefunc"):
         builds[name] = d / f"{name}.wasm"
         run([*link, d / f"{name}.o", "-o", builds[name], *EMULATED_LIBS], echo=True)
-    for name in ("lto", "mergefunc", "fmerge"):
+    for name in ("lto", "mergefunc", "fmerge", "noest"):
         for tag, extra in (("oz", []), ("oz+msf", ["--merge-similar-functions"])):
-            if name == "mergefunc" and tag != "oz":
+            if name in ("mergefunc", "noest") and tag != "oz":
                 continue
             b = d / f"{name}+{tag}.wasm"
             run([wasm_opt, "-Oz", *extra, builds[name], "-o", b], echo=True)
@@ -224,20 +227,21 @@ def build(prog: str, out: Path, fmerge: str, wasm_opt: str, jobs: int) -> dict:
     return result
 
 
-ORDER = ["lto", "mergefunc", "fmerge", "lto+oz", "lto+oz+msf", "mergefunc+oz", "fmerge+oz", "fmerge+oz+msf"]
+ORDER = ["lto", "mergefunc", "fmerge", "noest", "lto+oz", "lto+oz+msf", "mergefunc+oz", "fmerge+oz",
+         "fmerge+oz+msf", "noest+oz"]
 
 
 def markdown(results: list[dict]) -> str:
-    head = "| program | " + " | ".join(ORDER) + " | fmerge+oz vs lto+oz | fmerge+oz vs lto+oz+msf | runs |"
-    lines = [head, "|" + "---|" * (len(ORDER) + 4)]
+    head = "| program | " + " | ".join(ORDER) + " | fmerge+oz vs lto+oz | fmerge+oz vs lto+oz+msf | noest+oz vs lto+oz | runs |"
+    lines = [head, "|" + "---|" * (len(ORDER) + 5)]
     for r in results:
         b = r["builds"]
         cells = [f"{b[k]['code_bytes']:,}" for k in ORDER]
-        fz, oz, msf = (b[k]["code_bytes"] for k in ("fmerge+oz", "lto+oz", "lto+oz+msf"))
+        fz, oz, msf, nz = (b[k]["code_bytes"] for k in ("fmerge+oz", "lto+oz", "lto+oz+msf", "noest+oz"))
         ok = all(not b[k]["mismatches"] for k in ORDER)
         runs = f"{b['lto']['runs']} × {len(ORDER)}, " + ("all same" if ok else "MISMATCH")
         lines.append(f"| {r['program']} | " + " | ".join(cells) +
-                     f" | {100 * (fz - oz) / oz:+.2f}% | {100 * (fz - msf) / msf:+.2f}% | {runs} |")
+                     f" | {100 * (fz - oz) / oz:+.2f}% | {100 * (fz - msf) / msf:+.2f}% | {100 * (nz - oz) / oz:+.2f}% | {runs} |")
     return "\n".join(lines) + "\n"
 
 
