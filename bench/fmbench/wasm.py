@@ -232,7 +232,8 @@ ORDER = ["lto", "mergefunc", "fmerge", "noest", "lto+oz", "lto+oz+msf", "mergefu
 
 
 def markdown(results: list[dict]) -> str:
-    head = "| program | " + " | ".join(ORDER) + " | fmerge+oz vs lto+oz | fmerge+oz vs lto+oz+msf | noest+oz vs lto+oz | runs |"
+    head = ("| program | " + " | ".join(ORDER) +
+            " | fmerge+oz vs lto+oz | fmerge+oz vs lto+oz+msf | noest+oz vs lto+oz | runs |")
     lines = [head, "|" + "---|" * (len(ORDER) + 5)]
     for r in results:
         b = r["builds"]
@@ -241,7 +242,8 @@ def markdown(results: list[dict]) -> str:
         ok = all(not b[k]["mismatches"] for k in ORDER)
         runs = f"{b['lto']['runs']} × {len(ORDER)}, " + ("all same" if ok else "MISMATCH")
         lines.append(f"| {r['program']} | " + " | ".join(cells) +
-                     f" | {100 * (fz - oz) / oz:+.2f}% | {100 * (fz - msf) / msf:+.2f}% | {100 * (nz - oz) / oz:+.2f}% | {runs} |")
+                     f" | {100 * (fz - oz) / oz:+.2f}% | {100 * (fz - msf) / msf:+.2f}% |"
+                     f" {100 * (nz - oz) / oz:+.2f}% | {runs} |")
     return "\n".join(lines) + "\n"
 
 
