@@ -11,5 +11,9 @@ const wasi = new WASI({
   returnOnExit: true,
 });
 const module = await WebAssembly.compile(await readFile(process.argv[2]));
-const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+// Node 18 (Debian 12's) has no getImportObject; its import object is this one.
+const imports = wasi.getImportObject
+  ? wasi.getImportObject()
+  : { wasi_snapshot_preview1: wasi.wasiImport };
+const instance = await WebAssembly.instantiate(module, imports);
 process.exitCode = wasi.start(instance);

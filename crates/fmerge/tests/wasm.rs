@@ -132,6 +132,11 @@ fn freestanding_round_trip(flags: &[&str]) -> String {
         node(&wasm_dir().join("run_bare.mjs"), &[&p("in.wasm")]),
         node(&wasm_dir().join("run_bare.mjs"), &[&p("out.wasm")]),
     );
+    if expected.0 != 0 && flags.contains(&"-mtail-call") && expected.2.contains("CompileError") {
+        // Node before 20 (Debian 12's is 18) has no wasm tail calls: neither module can run.
+        eprintln!("skipped running the tail-call modules: this Node cannot compile tail calls");
+        return disassembly(&p("out.o"));
+    }
     assert_eq!(expected.0, 0, "the unmerged module failed: {}", expected.2);
     assert!(expected.1.split(' ').count() > 40, "too little output: {}", expected.1);
     assert_eq!(got, expected, "the merged module behaves differently ({flags:?})");

@@ -220,8 +220,9 @@ impl<'m> Function<'m> {
     /// do not return, cold calls). What merging prices work by when the module has no profile.
     pub fn block_frequencies(self) -> Vec<f64> {
         let n = self.blocks().len();
-        if n == 0 {
-            return Vec::new();
+        if n <= 1 {
+            // No analysis needed: a lone entry block runs once per call.
+            return vec![1.0; n];
         }
         let mut out = vec![0.0f64; n];
         // SAFETY: a live function definition (it has blocks); the shim builds its own analyses
