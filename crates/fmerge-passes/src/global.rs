@@ -386,8 +386,9 @@ pub fn apply(
 
 /// [`apply`] for the plugin inside a ThinLTO link when `link_once`: the functions
 /// [`summarize_with`] summarizes with `dedupable` take part (a ThinLTO backend defines each
-/// linkonce or weak function once), and a parameterized copy that references no module-local
-/// symbol is named by a hash of its contents (its text with attributes and the declarations it
+/// linkonce or weak function once), and only a parameterized copy that references no
+/// module-local symbol is made (a function whose copy would, stays as it is), named by a hash
+/// of its contents (its text with attributes and the declarations it
 /// uses, no debug information), `linkonce_odr hidden` in a comdat of that name: modules that
 /// make the same copy define the same function under the same name, and the linker keeps one
 /// without identical code folding. Different contents never share a name (up to a 64-bit hash
@@ -472,7 +473,17 @@ pub fn apply_with(
                 stats.rolled_back += 1;
                 continue;
             };
-            let copy = if link_once { link_once_copy(module, copy, comdats) } else { copy };
+            let copy = if link_once {
+                match link_once_copy(module, copy, func.alignment(), comdats) {
+                    Some(shared) => shared,
+                    None => {
+                        stats.rejected_unprofitable += 1;
+                        continue;
+                    }
+                }
+            } else {
+                copy
+            };
             let n = func.params().len();
             fold::make_thunk(module, func, copy, &fold::forwarding_args(n, &args));
             stats.merges += 1;
@@ -512,11 +523,31 @@ const LINK_ONCE_MIN_SIMILAR_SAVING: i64 = 64;
 const LINK_ONCE_PREFIX: &str = "__fmerge.g.";
 
 /// The link-once copy that stands for `copy` (see [`apply_with`]): a module-independent
-/// version of it under its content hash (the module's own if it already has one, `copy`
-/// erased), or `copy` itself when it references a module-local symbol.
-fn link_once_copy<'m>(module: &'m Module<'_>, copy: Function<'m>, comdats: bool) -> Function<'m> {
-    let Some((shared, locals)) = copy.parameterize_locals("fmerge.shared", 0) else { return copy };
+/// version of it under its content hash (the module's own if it already has one), `copy`
+/// erased. `None`, with `copy` erased too, when it references a module-local symbol: such a
+/// copy stays in this module, where the function it would replace becomes a thunk *plus* a
+/// copy of its own size, so it saves bytes only if identical code folding finds its twin, and
+/// on leveldb's ThinLTO build it found none: each such function cost 35 to 50 bytes more than
+/// it saved (a 19-byte thunk, the copy 15 bytes larger than the original body, alignment).
+fn link_once_copy<'m>(
+    module: &'m Module<'_>,
+    copy: Function<'m>,
+    original_alignment: u32,
+    comdats: bool,
+) -> Option<Function<'m>> {
+    let drop_copy = |copy: Function<'m>| {
+        fold::discard_body(module, copy);
+        module.defer_erase(copy);
+    };
+    let Some((shared, locals)) = copy.parameterize_locals("fmerge.shared", 0) else {
+        drop_copy(copy);
+        return None;
+    };
     debug_assert!(locals.is_empty());
+    // The original's alignment (C++ member functions have `align 2`): without one, a new
+    // function gets the target's (16 bytes on x86-64), and the padding ate what leveldb's
+    // copies saved. Set before the name is taken from the text, which shows it.
+    shared.set_alignment(original_alignment);
     let text = module.extract(&[shared]).map(|m| m.to_text());
     // The text after the module's own header lines (identifier, source file name).
     let body = text.as_deref().map(|t| {
@@ -532,7 +563,8 @@ fn link_once_copy<'m>(module: &'m Module<'_>, copy: Function<'m>, comdats: bool)
     };
     let Some(body) = body else {
         give_up(shared);
-        return copy;
+        drop_copy(copy);
+        return None;
     };
     let name = format!("{LINK_ONCE_PREFIX}{:016x}", fmerge_core::hash::hash_bytes(body.as_bytes()));
     let chosen = match module.function(&name) {
@@ -552,9 +584,8 @@ fn link_once_copy<'m>(module: &'m Module<'_>, copy: Function<'m>, comdats: bool)
             shared
         }
     };
-    fold::discard_body(module, copy);
-    module.defer_erase(copy);
-    chosen
+    drop_copy(copy);
+    Some(chosen)
 }
 
 /// Gives each matched function (name, member key, group) the thunk of its similar group, once
