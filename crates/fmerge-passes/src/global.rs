@@ -386,9 +386,9 @@ pub fn apply(
 
 /// [`apply`] for the plugin inside a ThinLTO link when `link_once`: the functions
 /// [`summarize_with`] summarizes with `dedupable` take part (a ThinLTO backend defines each
-/// linkonce or weak function once), and only a parameterized copy that references no
-/// module-local symbol is made (a function whose copy would, stays as it is), named by a hash
-/// of its contents (its text with attributes and the declarations it
+/// linkonce or weak function once), a parameterized copy that references a module-local
+/// symbol is kept only when several functions of the module share it (see the loop), and one
+/// that references none is named by a hash of its contents (its text with attributes and the declarations it
 /// uses, no debug information), `linkonce_odr hidden` in a comdat of that name: modules that
 /// make the same copy define the same function under the same name, and the linker keeps one
 /// without identical code folding. Different contents never share a name (up to a 64-bit hash
@@ -425,6 +425,7 @@ pub fn apply_with(
             skipped.push(Skipped { stage: STAGE, function: f.name.clone(), reason: why })
         });
         report.skipped = skipped;
+        let mut local = Vec::new();
         for (k, summary, walk) in found {
             let Some(group) = info.group(summary.hash) else {
                 let key = summary.key();
@@ -477,7 +478,8 @@ pub fn apply_with(
                 match link_once_copy(module, copy, func.alignment(), comdats) {
                     Some(shared) => shared,
                     None => {
-                        stats.rejected_unprofitable += 1;
+                        // Decided below, with the module's other local copies.
+                        local.push((copy, func, args, f.name.clone(), group.params.len()));
                         continue;
                     }
                 }
@@ -498,6 +500,50 @@ pub fn apply_with(
                 vec![member],
                 group.params.len(),
             ));
+        }
+        // A copy that references module-local symbols stays in this module: the function it
+        // would replace becomes a thunk *plus* a copy of its own size. That pays only when
+        // other functions of this module use the same copy, so equal copies (LLVM's function
+        // comparator) are shared here, and a copy nobody shares is dropped, its function left
+        // as it was. Left to identical code folding instead, they did not pay: on leveldb's
+        // ThinLTO build the backend's constant propagation specialized each copy for its one
+        // caller, no two stayed equal, and each function cost 35 to 50 bytes more.
+        let mut shared_local: Vec<Vec<usize>> = Vec::new();
+        for j in 0..local.len() {
+            match shared_local.iter_mut().find(|c| local[c[0]].0.equals_function(local[j].0)) {
+                Some(c) => c.push(j),
+                None => shared_local.push(vec![j]),
+            }
+        }
+        for users in shared_local {
+            let copy = local[users[0]].0;
+            if users.len() < 2 {
+                fold::discard_body(module, copy);
+                module.defer_erase(copy);
+                stats.rejected_unprofitable += 1;
+                continue;
+            }
+            for &j in &users {
+                let (own, func, args, name, params) = &local[j];
+                if *own != copy {
+                    fold::discard_body(module, *own);
+                    module.defer_erase(*own);
+                }
+                let n = func.params().len();
+                fold::make_thunk(module, *func, copy, &fold::forwarding_args(n, args));
+                stats.merges += 1;
+                stats.functions_removed_or_thunked += 1;
+                let member = Member::new(name.clone(), Disposal::Thunk);
+                let seq = report.next_seq();
+                report.merges.push(MergeRecord::new(
+                    seq,
+                    STAGE,
+                    vec![name.clone()],
+                    copy.name(),
+                    vec![member],
+                    *params,
+                ));
+            }
         }
     }
     module.sweep();
@@ -524,23 +570,14 @@ const LINK_ONCE_PREFIX: &str = "__fmerge.g.";
 
 /// The link-once copy that stands for `copy` (see [`apply_with`]): a module-independent
 /// version of it under its content hash (the module's own if it already has one), `copy`
-/// erased. `None`, with `copy` erased too, when it references a module-local symbol: such a
-/// copy stays in this module, where the function it would replace becomes a thunk *plus* a
-/// copy of its own size, so it saves bytes only if identical code folding finds its twin, and
-/// on leveldb's ThinLTO build it found none: each such function cost 35 to 50 bytes more than
-/// it saved (a 19-byte thunk, the copy 15 bytes larger than the original body, alignment).
+/// erased. `None`, `copy` left as it is, when it references a module-local symbol.
 fn link_once_copy<'m>(
     module: &'m Module<'_>,
     copy: Function<'m>,
     original_alignment: u32,
     comdats: bool,
 ) -> Option<Function<'m>> {
-    let drop_copy = |copy: Function<'m>| {
-        fold::discard_body(module, copy);
-        module.defer_erase(copy);
-    };
     let Some((shared, locals)) = copy.parameterize_locals("fmerge.shared", 0) else {
-        drop_copy(copy);
         return None;
     };
     debug_assert!(locals.is_empty());
@@ -563,7 +600,6 @@ fn link_once_copy<'m>(
     };
     let Some(body) = body else {
         give_up(shared);
-        drop_copy(copy);
         return None;
     };
     let name = format!("{LINK_ONCE_PREFIX}{:016x}", fmerge_core::hash::hash_bytes(body.as_bytes()));
@@ -584,7 +620,8 @@ fn link_once_copy<'m>(
             shared
         }
     };
-    drop_copy(copy);
+    fold::discard_body(module, copy);
+    module.defer_erase(copy);
     Some(chosen)
 }
 
