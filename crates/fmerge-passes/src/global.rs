@@ -386,9 +386,8 @@ pub fn apply(
 
 /// [`apply`] for the plugin inside a ThinLTO link when `link_once`: the functions
 /// [`summarize_with`] summarizes with `dedupable` take part (a ThinLTO backend defines each
-/// linkonce or weak function once), a parameterized copy that references a module-local
-/// symbol is kept only when several functions of the module share it (see the loop), and one
-/// that references none is named by a hash of its contents (its text with attributes and the declarations it
+/// linkonce or weak function once), and a parameterized copy that references no module-local
+/// symbol is named by a hash of its contents (its text with attributes and the declarations it
 /// uses, no debug information), `linkonce_odr hidden` in a comdat of that name: modules that
 /// make the same copy define the same function under the same name, and the linker keeps one
 /// without identical code folding. Different contents never share a name (up to a 64-bit hash
@@ -425,8 +424,14 @@ pub fn apply_with(
             skipped.push(Skipped { stage: STAGE, function: f.name.clone(), reason: why })
         });
         report.skipped = skipped;
-        let mut local = Vec::new();
-        for (k, summary, walk) in found {
+        // Functions of this module that the information shows identical to functions of
+        // other modules (a group without parameters): identical code folding keeps one.
+        let folded: HashSet<&str> = found
+            .iter()
+            .filter(|(_, s, _)| info.group(s.hash).is_some_and(|g| g.params.is_empty()))
+            .map(|(k, _, _)| lowered.funcs[*k].name.as_str())
+            .collect();
+        for (k, summary, walk) in found.iter().map(|(k, s, w)| (*k, s, w)) {
             let Some(group) = info.group(summary.hash) else {
                 let key = summary.key();
                 if let Some(&g) = similar_index.get(&key) {
@@ -465,7 +470,23 @@ pub fn apply_with(
                     _ => fits = false,
                 }
             }
-            if !fits {
+            // A member whose every parameter is such a function, and an ODR one (template
+            // instances over different pointer types: `std::vector<T*>::_M_realloc_insert`,
+            // whose callees differ only in name) becomes, once identical code folding has
+            // folded those, the same machine code as the group's other members, which it then
+            // folds too, for free; a shared copy would only add thunks (on leveldb's ThinLTO
+            // build each such group cost 12 to 36 bytes). Static functions are left out: an
+            // identical twin somewhere is rarely the one the other members call (zstd's legacy
+            // decoders, whose merges pay).
+            let folds_anyway = || {
+                args.iter().all(|a| {
+                    a.as_function().is_some_and(|g| {
+                        matches!(g.linkage(), Linkage::LinkOnceOdr | Linkage::WeakOdr)
+                            && folded.contains(g.name().as_str())
+                    })
+                })
+            };
+            if !fits || (link_once && folds_anyway()) {
                 stats.rejected_unprofitable += 1;
                 continue;
             }
@@ -475,14 +496,7 @@ pub fn apply_with(
                 continue;
             };
             let copy = if link_once {
-                match link_once_copy(module, copy, func.alignment(), comdats) {
-                    Some(shared) => shared,
-                    None => {
-                        // Decided below, with the module's other local copies.
-                        local.push((copy, func, args, f.name.clone(), group.params.len()));
-                        continue;
-                    }
-                }
+                link_once_copy(module, copy, func.alignment(), comdats)
             } else {
                 copy
             };
@@ -500,50 +514,6 @@ pub fn apply_with(
                 vec![member],
                 group.params.len(),
             ));
-        }
-        // A copy that references module-local symbols stays in this module: the function it
-        // would replace becomes a thunk *plus* a copy of its own size. That pays only when
-        // other functions of this module use the same copy, so equal copies (LLVM's function
-        // comparator) are shared here, and a copy nobody shares is dropped, its function left
-        // as it was. Left to identical code folding instead, they did not pay: on leveldb's
-        // ThinLTO build the backend's constant propagation specialized each copy for its one
-        // caller, no two stayed equal, and each function cost 35 to 50 bytes more.
-        let mut shared_local: Vec<Vec<usize>> = Vec::new();
-        for j in 0..local.len() {
-            match shared_local.iter_mut().find(|c| local[c[0]].0.equals_function(local[j].0)) {
-                Some(c) => c.push(j),
-                None => shared_local.push(vec![j]),
-            }
-        }
-        for users in shared_local {
-            let copy = local[users[0]].0;
-            if users.len() < 2 {
-                fold::discard_body(module, copy);
-                module.defer_erase(copy);
-                stats.rejected_unprofitable += 1;
-                continue;
-            }
-            for &j in &users {
-                let (own, func, args, name, params) = &local[j];
-                if *own != copy {
-                    fold::discard_body(module, *own);
-                    module.defer_erase(*own);
-                }
-                let n = func.params().len();
-                fold::make_thunk(module, *func, copy, &fold::forwarding_args(n, args));
-                stats.merges += 1;
-                stats.functions_removed_or_thunked += 1;
-                let member = Member::new(name.clone(), Disposal::Thunk);
-                let seq = report.next_seq();
-                report.merges.push(MergeRecord::new(
-                    seq,
-                    STAGE,
-                    vec![name.clone()],
-                    copy.name(),
-                    vec![member],
-                    *params,
-                ));
-            }
         }
     }
     module.sweep();
@@ -569,21 +539,19 @@ const LINK_ONCE_MIN_SIMILAR_SAVING: i64 = 64;
 const LINK_ONCE_PREFIX: &str = "__fmerge.g.";
 
 /// The link-once copy that stands for `copy` (see [`apply_with`]): a module-independent
-/// version of it under its content hash (the module's own if it already has one), `copy`
-/// erased. `None`, `copy` left as it is, when it references a module-local symbol.
+/// version of it under its content hash (the module's own if it already has one, `copy`
+/// erased), or `copy` itself when it references a module-local symbol.
 fn link_once_copy<'m>(
     module: &'m Module<'_>,
     copy: Function<'m>,
     original_alignment: u32,
     comdats: bool,
-) -> Option<Function<'m>> {
-    let Some((shared, locals)) = copy.parameterize_locals("fmerge.shared", 0) else {
-        return None;
-    };
+) -> Function<'m> {
+    let Some((shared, locals)) = copy.parameterize_locals("fmerge.shared", 0) else { return copy };
     debug_assert!(locals.is_empty());
     // The original's alignment (C++ member functions have `align 2`): without one, a new
-    // function gets the target's (16 bytes on x86-64), and the padding ate what leveldb's
-    // copies saved. Set before the name is taken from the text, which shows it.
+    // function gets the target's (16 bytes on x86-64), padding that ate part of what
+    // leveldb's copies saved. Set before the name is taken from the text, which shows it.
     shared.set_alignment(original_alignment);
     let text = module.extract(&[shared]).map(|m| m.to_text());
     // The text after the module's own header lines (identifier, source file name).
@@ -600,7 +568,7 @@ fn link_once_copy<'m>(
     };
     let Some(body) = body else {
         give_up(shared);
-        return None;
+        return copy;
     };
     let name = format!("{LINK_ONCE_PREFIX}{:016x}", fmerge_core::hash::hash_bytes(body.as_bytes()));
     let chosen = match module.function(&name) {
@@ -622,7 +590,7 @@ fn link_once_copy<'m>(
     };
     fold::discard_body(module, copy);
     module.defer_erase(copy);
-    Some(chosen)
+    chosen
 }
 
 /// Gives each matched function (name, member key, group) the thunk of its similar group, once
