@@ -454,7 +454,7 @@ pub fn apply_with(
             for sites in &group.params {
                 let mut value = None;
                 for &(serial, op) in sites {
-                    let v = operand_at(f, &walk, serial, op).and_then(|(i, k, o)| match o {
+                    let v = operand_at(f, walk, serial, op).and_then(|(i, k, o)| match o {
                         Operand::Const { role: fmerge_core::ir::ConstRole::Param, .. }
                         | Operand::SelfRef => handles.insts[i as usize].operand(k),
                         _ => None,
@@ -491,7 +491,7 @@ pub fn apply_with(
                 continue;
             }
             let func = handles.function;
-            let Some(copy) = parameterized_copy(module, f, &walk, handles, group, &args) else {
+            let Some(copy) = parameterized_copy(module, f, walk, handles, group, &args) else {
                 stats.rolled_back += 1;
                 continue;
             };
