@@ -187,6 +187,16 @@ impl<'m> Global<'m> {
         // SAFETY: live global value.
         unsafe { ffi::fm_set_dso_local(self.raw(), i32::from(local)) }
     }
+    /// The explicit alignment of a function or variable in bytes (0: none, the target's).
+    pub fn alignment(self) -> u32 {
+        // SAFETY: live global value; LLVM reads the alignment of a global object.
+        unsafe { c::LLVMGetAlignment(self.raw()) }
+    }
+    /// Sets the explicit alignment of a function or variable (0: none, the target's).
+    pub fn set_alignment(self, bytes: u32) {
+        // SAFETY: live global value; LLVM sets the alignment of a global object.
+        unsafe { c::LLVMSetAlignment(self.raw(), bytes) }
+    }
     /// Gives `self` the comdat of `from` (or none).
     pub fn copy_comdat_from(self, from: Global<'m>) {
         // SAFETY: live global values of one module.

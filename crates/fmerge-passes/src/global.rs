@@ -424,7 +424,14 @@ pub fn apply_with(
             skipped.push(Skipped { stage: STAGE, function: f.name.clone(), reason: why })
         });
         report.skipped = skipped;
-        for (k, summary, walk) in found {
+        // Functions of this module that the information shows identical to functions of
+        // other modules (a group without parameters): identical code folding keeps one.
+        let folded: HashSet<&str> = found
+            .iter()
+            .filter(|(_, s, _)| info.group(s.hash).is_some_and(|g| g.params.is_empty()))
+            .map(|(k, _, _)| lowered.funcs[*k].name.as_str())
+            .collect();
+        for (k, summary, walk) in found.iter().map(|(k, s, w)| (*k, s, w)) {
             let Some(group) = info.group(summary.hash) else {
                 let key = summary.key();
                 if let Some(&g) = similar_index.get(&key) {
@@ -447,7 +454,7 @@ pub fn apply_with(
             for sites in &group.params {
                 let mut value = None;
                 for &(serial, op) in sites {
-                    let v = operand_at(f, &walk, serial, op).and_then(|(i, k, o)| match o {
+                    let v = operand_at(f, walk, serial, op).and_then(|(i, k, o)| match o {
                         Operand::Const { role: fmerge_core::ir::ConstRole::Param, .. }
                         | Operand::SelfRef => handles.insts[i as usize].operand(k),
                         _ => None,
@@ -463,16 +470,36 @@ pub fn apply_with(
                     _ => fits = false,
                 }
             }
-            if !fits {
+            // A member whose every parameter is such a function, and an ODR one (template
+            // instances over different pointer types: `std::vector<T*>::_M_realloc_insert`,
+            // whose callees differ only in name) becomes, once identical code folding has
+            // folded those, the same machine code as the group's other members, which it then
+            // folds too, for free; a shared copy would only add thunks (on leveldb's ThinLTO
+            // build each such group cost 12 to 36 bytes). Static functions are left out: an
+            // identical twin somewhere is rarely the one the other members call (zstd's legacy
+            // decoders, whose merges pay).
+            let folds_anyway = || {
+                args.iter().all(|a| {
+                    a.as_function().is_some_and(|g| {
+                        matches!(g.linkage(), Linkage::LinkOnceOdr | Linkage::WeakOdr)
+                            && folded.contains(g.name().as_str())
+                    })
+                })
+            };
+            if !fits || (link_once && folds_anyway()) {
                 stats.rejected_unprofitable += 1;
                 continue;
             }
             let func = handles.function;
-            let Some(copy) = parameterized_copy(module, f, &walk, handles, group, &args) else {
+            let Some(copy) = parameterized_copy(module, f, walk, handles, group, &args) else {
                 stats.rolled_back += 1;
                 continue;
             };
-            let copy = if link_once { link_once_copy(module, copy, comdats) } else { copy };
+            let copy = if link_once {
+                link_once_copy(module, copy, func.alignment(), comdats)
+            } else {
+                copy
+            };
             let n = func.params().len();
             fold::make_thunk(module, func, copy, &fold::forwarding_args(n, &args));
             stats.merges += 1;
@@ -514,9 +541,18 @@ const LINK_ONCE_PREFIX: &str = "__fmerge.g.";
 /// The link-once copy that stands for `copy` (see [`apply_with`]): a module-independent
 /// version of it under its content hash (the module's own if it already has one, `copy`
 /// erased), or `copy` itself when it references a module-local symbol.
-fn link_once_copy<'m>(module: &'m Module<'_>, copy: Function<'m>, comdats: bool) -> Function<'m> {
+fn link_once_copy<'m>(
+    module: &'m Module<'_>,
+    copy: Function<'m>,
+    original_alignment: u32,
+    comdats: bool,
+) -> Function<'m> {
     let Some((shared, locals)) = copy.parameterize_locals("fmerge.shared", 0) else { return copy };
     debug_assert!(locals.is_empty());
+    // The original's alignment (C++ member functions have `align 2`): without one, a new
+    // function gets the target's (16 bytes on x86-64), padding that ate part of what
+    // leveldb's copies saved. Set before the name is taken from the text, which shows it.
+    shared.set_alignment(original_alignment);
     let text = module.extract(&[shared]).map(|m| m.to_text());
     // The text after the module's own header lines (identifier, source file name).
     let body = text.as_deref().map(|t| {
