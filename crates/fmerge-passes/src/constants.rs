@@ -204,7 +204,7 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
             run.ledger.over_budget += 1;
             run.report.skipped.push(Skipped {
                 stage: STAGE,
-                function: proposal.members.iter().map(|m| m.name()).collect::<Vec<_>>().join(" + "),
+                function: names.join(" + "),
                 reason: why,
             });
             module.defer_erase(body);

@@ -162,13 +162,8 @@ impl ModuleProfile {
                 // block is priced at the hottest count (never cheaper than the truth).
                 f.block_profile_counts().unwrap_or_else(|| vec![max; f.blocks().len()])
             };
-            let mut fn_work = 0;
-            if !blocks.is_empty() {
-                let sizes: Vec<u64> =
-                    f.blocks().iter().map(|b| b.instructions().len() as u64).collect();
-                fn_work = work::function_work(&blocks, &sizes);
-                total_work = total_work.saturating_add(fn_work);
-            }
+            let fn_work = if blocks.is_empty() { 0 } else { work_with(f, &blocks) };
+            total_work = total_work.saturating_add(fn_work);
             counts.insert(f.name(), FnCounts { entry, max, blocks, work: fn_work });
         }
         Some(ModuleProfile {
@@ -252,8 +247,7 @@ impl ModuleProfile {
         for ((f, freqs), &entry) in defined.iter().zip(&frequencies).zip(&entries) {
             let entry = entry * ESTIMATE_SCALE;
             let blocks: Vec<u64> = freqs.iter().map(|&q| (entry * q).round() as u64).collect();
-            let sizes: Vec<u64> = f.blocks().iter().map(|b| b.instruction_count() as u64).collect();
-            let fn_work = work::function_work(&blocks, &sizes);
+            let fn_work = work_with(*f, &blocks);
             total_work = total_work.saturating_add(fn_work);
             let max = blocks.iter().copied().max().unwrap_or(0);
             let entry = entry.round() as u64;
@@ -266,7 +260,6 @@ impl ModuleProfile {
             hot_percentile,
         )
         .max(1);
-        let max_relative = ESTIMATE_MAX_RELATIVE;
         ModuleProfile {
             percentile: hot_percentile,
             hot_threshold,
@@ -275,7 +268,7 @@ impl ModuleProfile {
             max_slowdown,
             max_slowdown_per_kb,
             estimated: true,
-            max_relative,
+            max_relative: ESTIMATE_MAX_RELATIVE,
             counts,
         }
     }
@@ -447,9 +440,7 @@ impl Ledger {
                     .iter()
                     .map(|&q| (calls as f64 * q).round() as u64)
                     .collect();
-                let sizes: Vec<u64> =
-                    body.blocks().iter().map(|b| b.instruction_count() as u64).collect();
-                let w = work::function_work(&blocks, &sizes);
+                let w = work_with(body, &blocks);
                 (BlockCounts::Blocks(blocks), Some(w))
             }
             _ => (BlockCounts::Unknown, None),
@@ -515,6 +506,12 @@ impl Ledger {
         self.budget.take(added);
         Ok(())
     }
+}
+
+/// The work of `f` with these block counts (layout order): Σ count × block instructions.
+fn work_with(f: Function<'_>, counts: &[u64]) -> u64 {
+    let sizes: Vec<u64> = f.blocks().iter().map(|b| b.instruction_count() as u64).collect();
+    work::function_work(counts, &sizes)
 }
 
 /// What the report says about the profile.
