@@ -395,13 +395,25 @@ fn a_cargo_workspace_with_linker_plugin_lto_passes_its_tests_and_shrinks() {
 /// Compiles the global-merging program (`tests/thinlto`) for ThinLTO into `dir`, the later
 /// version of its sources when `edit` names one (`EDIT_BODY`, ...).
 fn compile_thinlto_program(dir: &Path, edit: Option<&str>) -> Vec<PathBuf> {
+    compile_for_thin_lto(dir, "tests/thinlto", &["m1.c", "m2.c", "m3.c", "main.c"], edit)
+}
+
+/// Compiles `sources` of the fixture directory `fixture` with `clang-22 -Os -flto=thin` (C++
+/// with clang++-22) into `dir`, with `-D<edit>` when given.
+fn compile_for_thin_lto(
+    dir: &Path,
+    fixture: &str,
+    sources: &[&str],
+    edit: Option<&str>,
+) -> Vec<PathBuf> {
     std::fs::create_dir_all(dir).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/thinlto");
-    ["m1.c", "m2.c", "m3.c", "main.c"]
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(fixture);
+    sources
         .iter()
         .map(|s| {
             let out = dir.join(format!("{s}.o"));
-            let mut cmd = Command::new("clang-22");
+            let cc = if s.ends_with(".cpp") { "clang++-22" } else { "clang-22" };
+            let mut cmd = Command::new(cc);
             cmd.args(["-Os", "-flto=thin", "-c"]).arg(src.join(s)).arg("-o").arg(&out);
             if let Some(e) = edit {
                 cmd.arg(format!("-D{e}"));
@@ -478,6 +490,60 @@ fn two_rounds_merge_across_thin_lto_modules_in_process_and_distributed() {
     let folded = d.join("distributed-icf");
     distributed_thin_lto(&objs, &folded, &flags, &["-Wl,--icf=all"]);
     assert_eq!(text_bytes(&folded), c);
+}
+
+/// (address, size) of each function symbol of `exe` whose name contains `part`, by name.
+fn symbols(exe: &Path, part: &str) -> std::collections::BTreeMap<String, (u64, u64)> {
+    let out = run_ok(Command::new("llvm-nm-22").arg("-S").arg("--defined-only").arg(exe)).stdout;
+    String::from_utf8_lossy(&out)
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (&[addr, size, _, name], true) = (f.as_slice(), l.contains(part)) else {
+                return None;
+            };
+            let hex = |x: &str| u64::from_str_radix(x, 16).ok();
+            Some((name.to_string(), (hex(addr)?, hex(size)?)))
+        })
+        .collect()
+}
+
+/// Round 2 leaves out a member whose differing operands are all link-once functions that are
+/// identical to functions of other modules (`tests/thinlto-odr`: `fill<A>` and `fill<B>`
+/// call `grow<A>` and `grow<B>`, one code): identical code folding folds those, and then the
+/// members, for free, where a shared copy would turn each into a thunk plus the copy. The
+/// members whose callees differ (`fill<C>`, `fill<D>`) still share a copy.
+#[test]
+fn round_two_leaves_members_that_identical_code_folding_folds_to_the_linker() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sources = ["a.cpp", "b.cpp", "c.cpp", "d.cpp", "main.cpp"];
+    let objs = compile_for_thin_lto(&d.join("obj"), "tests/thinlto-odr", &sources, None);
+    let (plain, merged) = (d.join("plain"), d.join("merged"));
+    link_icf(&objs, &plain, None);
+    let info = round_one(d, &objs);
+    let mut combine = fmerge();
+    combine.arg("combine").arg(d.join("summaries")).arg("--json").arg("-o").arg(d.join("j.fmi"));
+    let json = run_ok(&mut combine).stdout;
+    let json: serde_json::Value = serde_json::from_slice(&json).expect("JSON merge information");
+    // One group holds the four `fill` instances, with the callee as its only parameter.
+    let groups = json["groups"].as_array().expect("groups");
+    assert!(
+        groups.iter().any(|g| g["members"] == 4 && g["params"].as_array().unwrap().len() == 1),
+        "{json}"
+    );
+    link_icf(&objs, &merged, Some(&format!("-fmerge-global-info={}", info.display())));
+    assert_eq!(output_of(&plain), output_of(&merged));
+    assert!(text_bytes(&merged) < text_bytes(&plain));
+    let fill = symbols(&merged, "fill");
+    let at = |t: char| {
+        let (_, v) = fill.iter().find(|(n, _)| n.contains(&format!("fillI1{t}E"))).expect("fill");
+        *v
+    };
+    let (a, b, c, d) = (at('A'), at('B'), at('C'), at('D'));
+    assert_eq!(a, b, "fill<A> and fill<B> folded into one function: {fill:?}");
+    assert!(a.1 > 100, "fill<A> keeps its body: {fill:?}");
+    assert!(c.1 < 32 && d.1 < 32, "fill<C> and fill<D> are thunks: {fill:?}");
 }
 
 #[test]
