@@ -425,23 +425,40 @@ pub fn apply_with(
         });
         report.skipped = skipped;
         // Functions of this module that the information shows identical to functions of
-        // other modules (a group without parameters): identical code folding keeps one.
+        // other modules (a group without parameters): identical code folding keeps one,
+        // unless they have landing pads (see `unwinds`).
         let folded: HashSet<&str> = found
             .iter()
-            .filter(|(_, s, _)| info.group(s.hash).is_some_and(|g| g.params.is_empty()))
+            .filter(|(k, s, _)| {
+                !unwinds(&lowered.funcs[*k])
+                    && info.group(s.hash).is_some_and(|g| g.params.is_empty())
+            })
             .map(|(k, _, _)| lowered.funcs[*k].name.as_str())
             .collect();
+        // How many of this module's functions each group (by hash) and each similar group
+        // has here.
+        let mut here: HashMap<u64, usize> = HashMap::new();
+        for (_, s, _) in &found {
+            *here.entry(s.hash).or_default() += 1;
+        }
+        let mut similar_here: HashMap<usize, usize> = HashMap::new();
+        let mut similar_found = Vec::new();
         for (k, summary, walk) in found.iter().map(|(k, s, w)| (*k, s, w)) {
             let Some(group) = info.group(summary.hash) else {
                 let key = summary.key();
                 if let Some(&g) = similar_index.get(&key) {
-                    similar_matches.push((lowered.funcs[k].name.clone(), key, g));
+                    *similar_here.entry(g).or_default() += 1;
+                    similar_found.push((k, key, g));
                 }
                 continue;
             };
             if link_once
                 && (group.params.is_empty() || group.inst_count < LINK_ONCE_MIN_INSTRUCTIONS)
             {
+                stats.rejected_unprofitable += 1;
+                continue;
+            }
+            if link_once && unwinds(&lowered.funcs[k]) && here[&summary.hash] < 2 {
                 stats.rejected_unprofitable += 1;
                 continue;
             }
@@ -515,6 +532,15 @@ pub fn apply_with(
                 group.params.len(),
             ));
         }
+        for (k, key, g) in similar_found {
+            // A member with landing pads makes a shared body with them: kept once per module
+            // that has a member (see `unwinds`).
+            if link_once && unwinds(&lowered.funcs[k]) && similar_here[&g] < 2 {
+                stats.rejected_unprofitable += 1;
+                continue;
+            }
+            similar_matches.push((lowered.funcs[k].name.clone(), key, g));
+        }
     }
     module.sweep();
     if !similar_matches.is_empty() {
@@ -525,6 +551,20 @@ pub fn apply_with(
     stats.seconds = Some(start.elapsed().as_secs_f64());
     report.stages.push(stats);
     Ok(report)
+}
+
+/// Whether `f` has landing pads, which give its machine code an exception table (LSDA). ld.lld's
+/// identical code folding never folds such functions (their tables might differ), and an
+/// in-process ThinLTO link keeps every backend's copy of a link-once function (lld resolved
+/// comdats before code generation, and ignores the backends' groups). A shared copy of such a
+/// function, in an in-process link, then stays once per module that makes it: a module whose
+/// only member of a group it is pays a whole copy plus a thunk (on leveldb's ThinLTO build
+/// the `std::_Rb_tree<..>::clear` instances, whose noexcept destructor calls need a landing
+/// pad, came out 12 bytes larger than unmerged). With `link_once`, [`apply_with`] gives such
+/// functions a copy only where the module has two members of the group to share it; for the
+/// same reason [`apply_with`] does not count on identical code folding to fold them.
+fn unwinds(f: &FuncData) -> bool {
+    f.traits & traits::LANDING_PADS != 0
 }
 
 /// What [`apply_with`] with `link_once` (the plugin inside a ThinLTO link, where the linker's

@@ -1,5 +1,6 @@
 #include "odr.h"
 #include <cstdio>
+Guard::~Guard() { *count += 1; }
 int main(int argc, char **) {
   long k = 40 + argc;
   std::printf("%ld %ld %ld %ld\n", run_a(k), run_b(k + 1), run_c(k + 2), run_d(k + 3));

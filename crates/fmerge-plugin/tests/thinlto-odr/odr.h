@@ -45,6 +45,27 @@ template <> inline __attribute__((noinline)) D **grow<D>(D **p, long n, long cap
   return q;
 }
 
+/* `tally` has a landing pad (the guard's destructor runs when `weigh` throws), so its
+   machine code has an exception table: ld.lld's identical code folding never folds it, and an
+   in-process ThinLTO link keeps each module's copy of a link-once function. Its instances
+   differ in their `weigh` callee (not the same code for A and B), one instance per module: a
+   shared copy would stay once per module, so round 2 leaves them alone. */
+struct Guard {
+  long *count;
+  ~Guard();
+};
+template <class T> long weigh(T *x, long i);
+template <class T> __attribute__((noinline)) long tally(T **p, long n, long *count) {
+  Guard g{count};
+  long s = 0;
+  for (long i = 0; i < n; i++) {
+    s += weigh<T>(p[i], i);
+    if (s > 1000000) s /= 3;
+    *count += s & 1;
+  }
+  return s;
+}
+
 long run_a(long k);
 long run_b(long k);
 long run_c(long k);
