@@ -381,10 +381,22 @@ pub fn apply(
     target: &Target,
     info: &MergeInfo,
 ) -> Result<Report, LlvmError> {
-    apply_with(module, target, info, false)
+    apply_with(module, target, info, Sharing::Internal)
 }
 
-/// [`apply`] for the plugin inside a ThinLTO link when `link_once`: the functions
+/// How [`apply_with`] shares its parameterized copies between modules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sharing {
+    /// Internal copies: the linker's identical code folding keeps one (`fmerge apply`).
+    Internal,
+    /// Link-once copies named by their contents (the plugin inside a ThinLTO link).
+    /// `duplicates_stay`: the link keeps every backend's definition of a link-once function,
+    /// the ones nothing calls included (an in-process link without `--gc-sections`; see
+    /// `unwinds`).
+    LinkOnce { duplicates_stay: bool },
+}
+
+/// [`apply`] for the plugin inside a ThinLTO link with [`Sharing::LinkOnce`] (`link_once`): the functions
 /// [`summarize_with`] summarizes with `dedupable` take part (a ThinLTO backend defines each
 /// linkonce or weak function once), and a parameterized copy that references no module-local
 /// symbol is named by a hash of its contents (its text with attributes and the declarations it
@@ -397,8 +409,10 @@ pub fn apply_with(
     module: &mut Module<'_>,
     target: &Target,
     info: &MergeInfo,
-    link_once: bool,
+    sharing: Sharing,
 ) -> Result<Report, LlvmError> {
+    let link_once = sharing != Sharing::Internal;
+    let duplicates_stay = sharing == Sharing::LinkOnce { duplicates_stay: true };
     let comdats = {
         let triple = target.triple();
         !triple.contains("apple") && !triple.contains("darwin")
@@ -458,7 +472,7 @@ pub fn apply_with(
                 stats.rejected_unprofitable += 1;
                 continue;
             }
-            if link_once && unwinds(&lowered.funcs[k]) && here[&summary.hash] < 2 {
+            if duplicates_stay && unwinds(&lowered.funcs[k]) && here[&summary.hash] < 2 {
                 stats.rejected_unprofitable += 1;
                 continue;
             }
@@ -535,7 +549,7 @@ pub fn apply_with(
         for (k, key, g) in similar_found {
             // A member with landing pads makes a shared body with them: kept once per module
             // that has a member (see `unwinds`).
-            if link_once && unwinds(&lowered.funcs[k]) && similar_here[&g] < 2 {
+            if duplicates_stay && unwinds(&lowered.funcs[k]) && similar_here[&g] < 2 {
                 stats.rejected_unprofitable += 1;
                 continue;
             }
@@ -554,15 +568,17 @@ pub fn apply_with(
 }
 
 /// Whether `f` has landing pads, which give its machine code an exception table (LSDA). ld.lld's
-/// identical code folding never folds such functions (their tables might differ), and an
-/// in-process ThinLTO link keeps every backend's copy of a link-once function (lld resolved
-/// comdats before code generation, and ignores the backends' groups). A shared copy of such a
-/// function, in an in-process link, then stays once per module that makes it: a module whose
-/// only member of a group it is pays a whole copy plus a thunk (on leveldb's ThinLTO build
-/// the `std::_Rb_tree<..>::clear` instances, whose noexcept destructor calls need a landing
-/// pad, came out 12 bytes larger than unmerged). With `link_once`, [`apply_with`] gives such
-/// functions a copy only where the module has two members of the group to share it; for the
-/// same reason [`apply_with`] does not count on identical code folding to fold them.
+/// identical code folding never folds such functions (their tables might differ), so
+/// [`apply_with`] does not count on it to fold them. An in-process ThinLTO link keeps every
+/// backend's copy of a link-once function (lld resolved comdats before code generation, and
+/// ignores the backends' groups) until `--gc-sections` drops the ones nothing calls: without
+/// it a shared copy of such a function stays once per module that makes it, and a module
+/// whose only member of a group it is pays a whole copy plus a thunk (on leveldb's ThinLTO
+/// build the `std::_Rb_tree<..>::clear` instances, whose noexcept destructor calls need a
+/// landing pad, came out 12 bytes larger than unmerged). There (`duplicates_stay`),
+/// [`apply_with`] gives such functions a copy only where the module has two members of the
+/// group to share it. With `--gc-sections` (rustc's links) the copies pay: fd lost 1.2 KB
+/// when they were left out.
 fn unwinds(f: &FuncData) -> bool {
     f.traits & traits::LANDING_PADS != 0
 }
@@ -574,6 +590,10 @@ fn unwinds(f: &FuncData) -> bool {
 /// than they save (measured on leveldb's ThinLTO build: every such group came out larger).
 const LINK_ONCE_MIN_INSTRUCTIONS: u32 = 16;
 const LINK_ONCE_MIN_SIMILAR_SAVING: i64 = 64;
+
+/// LLVM's fixed metadata kinds `!tbaa` and `!tbaa.struct` (`llvm/IR/FixedMetadataKinds.def`).
+const MD_TBAA: u32 = 1;
+const MD_TBAA_STRUCT: u32 = 5;
 
 /// Prefix of the link-once parameterized copies of [`apply_with`].
 const LINK_ONCE_PREFIX: &str = "__fmerge.g.";
@@ -593,6 +613,17 @@ fn link_once_copy<'m>(
     // function gets the target's (16 bytes on x86-64), padding that ate part of what
     // leveldb's copies saved. Set before the name is taken from the text, which shows it.
     shared.set_alignment(original_alignment);
+    // Type-based alias information names the source's types (C++ pointer types: `p2 _ZTS1A`
+    // in `fill<A>`, `p2 _ZTS1B` in `fill<B>`), so instances of one template over different
+    // types would make different texts, and names, from one machine code. Dropping it only
+    // drops facts; the copies then share a name, and the linker keeps one wherever comdats or
+    // `--gc-sections` apply, with exception tables too.
+    for b in shared.blocks() {
+        for i in b.instructions() {
+            i.drop_metadata(MD_TBAA);
+            i.drop_metadata(MD_TBAA_STRUCT);
+        }
+    }
     let text = module.extract(&[shared]).map(|m| m.to_text());
     // The text after the module's own header lines (identifier, source file name).
     let body = text.as_deref().map(|t| {

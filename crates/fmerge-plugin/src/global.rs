@@ -11,6 +11,9 @@
 //!   file.
 //! - `-fmerge-global-info=FILE` (round 2): `fmerge combine`'s merge information is applied to
 //!   the module as `fmerge apply` does, before the module's own merging runs.
+//!   Inside an in-process link the plugin reads the linker's command line: without
+//!   `--gc-sections` the link keeps every backend's copy of a shared function, which matters
+//!   for copies with exception tables (see `fmerge_passes::global::Sharing`).
 //!
 //! With both, the summary describes the module before the information is applied, which is
 //! what the next round's information must be computed from: a build can refresh the
@@ -31,6 +34,7 @@ use fmerge_core::global::MergeInfo;
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
 use fmerge_llvm::plugin::Place;
+use fmerge_passes::global::Sharing;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -79,7 +83,8 @@ pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place, p: Prepar
     let backup = module.backup();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let target = Target::for_object_file(module, None)?;
-        fmerge_passes::global::apply_with(module, &target, &info, true)
+        let sharing = Sharing::LinkOnce { duplicates_stay: duplicates_stay(place) };
+        fmerge_passes::global::apply_with(module, &target, &info, sharing)
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
@@ -98,6 +103,41 @@ pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place, p: Prepar
         );
     }
     !report.merges.is_empty()
+}
+
+/// Whether the link keeps every backend's definition of a link-once function, the ones nothing
+/// calls included (see `fmerge_passes::global::Sharing`): an in-process ThinLTO link (the
+/// plugin runs inside the linker, whose command line it reads) without `--gc-sections`. A
+/// distributed backend's object goes to an ordinary link, whose comdats keep one. Unknown
+/// (no `/proc`) counts as keeping them, which only leaves some merges out.
+fn duplicates_stay(place: Place) -> bool {
+    if place != Place::ThinLtoBackend {
+        return false;
+    }
+    let Ok(cmdline) = std::fs::read("/proc/self/cmdline") else { return true };
+    // Arguments in a response file (`@FILE`, which drivers use for long command lines) are
+    // read as whitespace-separated words.
+    let mut args: Vec<Vec<u8>> = Vec::new();
+    for a in cmdline.split(|&b| b == 0) {
+        match a.strip_prefix(b"@").and_then(|f| std::fs::read(std::str::from_utf8(f).ok()?).ok()) {
+            Some(text) => args.extend(text.split(u8::is_ascii_whitespace).map(<[u8]>::to_vec)),
+            None => args.push(a.to_vec()),
+        }
+    }
+    !gc_sections(args.iter().map(Vec::as_slice))
+}
+
+/// Whether linker arguments ask for `--gc-sections` (the last of it and `--no-gc-sections`).
+fn gc_sections<'a>(args: impl Iterator<Item = &'a [u8]>) -> bool {
+    let mut on = false;
+    for a in args {
+        match a {
+            b"--gc-sections" | b"-gc-sections" => on = true,
+            b"--no-gc-sections" | b"-no-gc-sections" => on = false,
+            _ => {}
+        }
+    }
+    on
 }
 
 fn display(s: &Settings) -> String {
@@ -162,4 +202,19 @@ fn write_summary(module: &Module<'_>, dir: &Path) -> Result<(), String> {
     let path = summary_path(dir, module);
     fmerge_llvm::output::write_atomically(&path, &summary.to_bytes())
         .map_err(|e| format!("cannot write the summary {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gc_sections;
+
+    #[test]
+    fn the_last_gc_sections_option_wins() {
+        let args = |v: &[&'static str]| v.iter().map(|s| s.as_bytes()).collect::<Vec<_>>();
+        assert!(!gc_sections(args(&["ld.lld", "a.o", "-o", "x"]).into_iter()));
+        assert!(gc_sections(args(&["ld.lld", "--gc-sections", "a.o"]).into_iter()));
+        assert!(gc_sections(args(&["ld.lld", "-gc-sections"]).into_iter()));
+        assert!(!gc_sections(args(&["ld.lld", "--gc-sections", "--no-gc-sections"]).into_iter()));
+        assert!(gc_sections(args(&["--no-gc-sections", "--gc-sections"]).into_iter()));
+    }
 }

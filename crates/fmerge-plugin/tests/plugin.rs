@@ -427,9 +427,15 @@ fn compile_for_thin_lto(
 /// An in-process ThinLTO link with `--icf=all` (by clang++-22 when C++ objects are in it), the
 /// plugin given `env`; returns the stderr.
 fn link_icf(objs: &[PathBuf], exe: &Path, env: Option<&str>) -> String {
+    link_icf_with(objs, exe, env, &[])
+}
+
+/// [`link_icf`] with `extra` linker driver flags.
+fn link_icf_with(objs: &[PathBuf], exe: &Path, env: Option<&str>, extra: &[&str]) -> String {
     let cpp = objs.iter().any(|o| o.to_string_lossy().ends_with(".cpp.o"));
     let mut cmd = Command::new(if cpp { "clang++-22" } else { "clang-22" });
-    cmd.args(["-flto=thin", "-fuse-ld=lld", "-Wl,--icf=all"]).args(objs).arg("-o").arg(exe);
+    cmd.args(["-flto=thin", "-fuse-ld=lld", "-Wl,--icf=all"]).args(extra);
+    cmd.args(objs).arg("-o").arg(exe);
     if let Some(env) = env {
         cmd.arg(format!("-Wl,--load-pass-plugin={}", plugin().display()));
         cmd.env("FMERGE_PLUGIN_OPTIONS", env).env("RUST_BACKTRACE", "0");
@@ -515,7 +521,8 @@ fn symbols(exe: &Path, part: &str) -> std::collections::BTreeMap<String, (u64, u
 /// call `grow<A>` and `grow<B>`, one code): identical code folding folds those, and then the
 /// members, for free, where a shared copy would turn each into a thunk plus the copy. The
 /// members whose callees differ (`fill<C>`, `fill<D>`) still share a copy. Members with landing
-/// pads, one per module (`tally<A>`, `tally<B>`), get no copy.
+/// pads, one per module (`tally<A>`, `tally<B>`), get no copy unless the link collects unused
+/// sections.
 #[test]
 fn round_two_leaves_members_the_linker_folds_or_cannot_share_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -553,6 +560,15 @@ fn round_two_leaves_members_the_linker_folds_or_cannot_share_alone() {
     let tally = symbols(&merged, "tally");
     assert_eq!(tally.len(), 2, "{tally:?}");
     assert!(tally.values().all(|&(_, size)| size > 64), "tally keeps its body: {tally:?}");
+    // With `--gc-sections` the link keeps one copy (the other modules' copies, by the same
+    // name, are called by nobody), so `tally<A>` and `tally<B>` share it.
+    let gc = dir.path().join("merged-gc");
+    let env = format!("-fmerge-global-info={}", info.display());
+    link_icf_with(&objs, &gc, Some(&env), &["-Wl,--gc-sections"]);
+    assert_eq!(output_of(&plain), output_of(&gc));
+    let tally = symbols(&gc, "tally");
+    assert!(tally.values().all(|&(_, size)| size < 32), "tally became thunks: {tally:?}");
+    assert!(text_bytes(&gc) < text_bytes(&merged));
 }
 
 #[test]
