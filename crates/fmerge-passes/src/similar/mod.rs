@@ -156,8 +156,11 @@ struct Round<'a, 'm, 'c, 's> {
     index_of: HashMap<Function<'m>, usize>,
     walks: Vec<Option<Walk>>,
     costs: Vec<Option<Option<Vec<i64>>>>,
+    shapes: Vec<Option<profit::CodeShape>>,
     /// Candidate for merging right now (eligible, not merged, not stale, not pending).
     live: Vec<bool>,
+    /// Gone or changed for the rest of the round: merged, or its call sites rewritten.
+    stale: Vec<bool>,
     search: Search,
     worklist: Worklist,
     pending: Vec<Pending<'m>>,
@@ -185,7 +188,9 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             index_of,
             walks: (0..n).map(|_| None).collect(),
             costs: vec![None; n],
+            shapes: vec![None; n],
             live: vec![false; n],
+            stale: vec![false; n],
             search: Search::new(opts.search, 0),
             worklist: Worklist::new(std::iter::empty()),
             pending: Vec::new(),
@@ -248,6 +253,11 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.costs[k].as_ref().expect("just computed").as_ref()
     }
 
+    /// `k`'s code shape, computed once per round (see [`Round::inst_costs`]).
+    fn shape(&mut self, k: usize) -> profit::CodeShape {
+        *self.shapes[k].get_or_insert_with(|| code_shape(self.lowered.handles[k].function))
+    }
+
     /// Takes `k` out of the search (merged, pending or stale).
     fn retire(&mut self, k: usize) {
         if self.live[k] {
@@ -259,9 +269,21 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     fn run(mut self) -> usize {
         let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
         let mut looked_at = 0usize;
+        // Settling may give functions back (their close call lost): they look again.
+        while !self.worklist.is_empty() {
+            self.search_worklist(margins, &mut looked_at);
+            self.settle();
+        }
+        let retired = (0..self.live.len()).filter(|&k| !self.live[k]);
+        self.memo.retry = Some(retired.map(|k| self.lowered.funcs[k].name.clone()).collect());
+        self.merges
+    }
+
+    /// Looks for partners for every function on the worklist, settling close calls in batches.
+    fn search_worklist(&mut self, margins: proposal::Margins, looked_at: &mut usize) {
         while let Some(FuncKey(a)) = self.worklist.pop() {
             let a = a as usize;
-            looked_at += 1;
+            *looked_at += 1;
             if looked_at.is_multiple_of(64) {
                 let merges = self.run.report.merges.len();
                 self.run
@@ -271,10 +293,16 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             if !self.live[a] {
                 continue;
             }
-            let live = &self.live;
+            let (live, funcs, rejected) = (&self.live, &self.lowered.funcs, &self.memo.rejected);
+            let tried = |k: usize| {
+                let names = (funcs[a].name.clone(), funcs[k].name.clone());
+                rejected.contains(&pair_key(&names))
+            };
             let t = Instant::now();
-            let partners =
-                self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| live[k.0 as usize]);
+            // Partners already rejected do not take the places of untried ones.
+            let partners = self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| {
+                live[k.0 as usize] && !tried(k.0 as usize)
+            });
             self.stats.add_time("search", t);
             for c in partners {
                 if self.try_pair(a, c.key.0 as usize, margins) {
@@ -285,10 +313,21 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 self.settle();
             }
         }
-        self.settle();
-        let retired = (0..self.live.len()).filter(|&k| !self.live[k]);
-        self.memo.retry = Some(retired.map(|k| self.lowered.funcs[k].name.clone()).collect());
-        self.merges
+    }
+
+    /// Gives the members of a close call that did not go through back to the search, at the
+    /// front of the worklist, so that their next partners are tried in this round (a rejected
+    /// pair is remembered and not offered again).
+    fn revive(&mut self, p: &Proposal<'m>) {
+        for m in &p.members {
+            let Some(&k) = self.index_of.get(m) else { continue };
+            if self.live[k] || self.stale[k] {
+                continue;
+            }
+            self.live[k] = true;
+            self.search.insert_many(self.lowered.tables(), &self.lowered.funcs, &[k]);
+            self.worklist.push_front(FuncKey(k as u32));
+        }
     }
 
     /// Tries to merge `a` with `b`; true if a merge was committed or is pending.
@@ -363,11 +402,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             profit::BYTES_PER_UNIT_MERGED,
         );
         self.stats.add_time("price", t);
-        let Some(p) = planned else {
+        let Some(mut p) = planned else {
             self.module.defer_erase(body);
             self.memo.rejected.insert(key);
             return false;
         };
+        p.shapes = Some((self.shape(a) + self.shape(b), code_shape(body)));
         let ratio = align.stats.ratio();
         let (ca, cb) = (self.run.ledger.counts(&names.0), self.run.ledger.counts(&names.1));
         let added = work::similar_body_work(
@@ -497,6 +537,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let members = p.commit(self.module, &self.vis);
         for k in stale {
             self.memo.sizes.forget(&self.lowered.funcs[k].name);
+            self.stale[k] = true;
             self.retire(k);
         }
         self.merges += 1;
@@ -523,7 +564,9 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.lowered.handles.push(handles);
         self.walks.push(None);
         self.costs.push(None);
+        self.shapes.push(None);
         self.live.push(false);
+        self.stale.push(false);
         if self.eligible(k) {
             self.search.insert_many(self.lowered.tables(), &self.lowered.funcs, &[k]);
             self.live[k] = true;
@@ -551,6 +594,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             self.stats,
         );
         self.stats.add_time("measure", t);
+        record_prices(&pending, &verdicts, &self.memo.sizes);
         // The winners spend the slowdown budget, most bytes per unit of added work first
         // (without a profile all are free and keep their order).
         let mut kept = Vec::new();
@@ -558,6 +602,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             if v.keep {
                 kept.push((p, v));
             } else {
+                self.revive(&p.proposal);
                 self.reject(p.proposal, v.measured_saving, p.names);
             }
         }
@@ -572,7 +617,10 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             let (p, v) = kept[k].take().expect("each once");
             match self.run.ledger.spend(p.price.added, priced[k].0) {
                 Ok(()) => self.commit(p.proposal, p.ratio, v.measured_saving, v.basis, p.price),
-                Err(why) => self.over_budget(p.proposal, why, p.names),
+                Err(why) => {
+                    self.revive(&p.proposal);
+                    self.over_budget(p.proposal, why, p.names)
+                }
             }
         }
     }
@@ -703,5 +751,53 @@ fn build_body<'a, 'm>(
             module.defer_erase(m);
             Err(e)
         }
+    }
+}
+
+/// The instruction counts of `f` the similar-merge estimate reads.
+fn code_shape(f: Function<'_>) -> profit::CodeShape {
+    use fmerge_core::ir::opcode;
+    let mut shape = profit::CodeShape::default();
+    for b in f.blocks() {
+        shape.blocks += 1;
+        for i in b.instructions() {
+            shape.insts += 1;
+            match i.opcode() {
+                opcode::SELECT => shape.selects += 1,
+                opcode::SWITCH => shape.switches += 1,
+                _ => {}
+            }
+        }
+    }
+    shape
+}
+
+/// With `FMERGE_DEBUG_PRICES=FILE`, every settled close call is appended to FILE as a JSON
+/// line: what the estimate read, what it said, and what compiling measured. Run with
+/// `--profit exact` (every candidate compiled), these lines are the data the estimate is
+/// fitted to (`bench/results/2026-11-27-calibration/`).
+fn record_prices(pending: &[Pending<'_>], verdicts: &[proposal::Verdict], sizes: &SizeCache) {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("FMERGE_DEBUG_PRICES") else { return };
+    let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) else {
+        return;
+    };
+    for (p, v) in pending.iter().zip(verdicts) {
+        let q = &p.proposal;
+        let shape = |s: profit::CodeShape| [s.insts, s.blocks, s.selects, s.switches];
+        let line = serde_json::json!({
+            "names": [p.names.0, p.names.1],
+            "ratio": p.ratio,
+            "before_units": q.before_units,
+            "body_units": q.body_units,
+            "glue_units": q.after_units - q.body_units,
+            "unmeasured_units": q.unmeasured_units,
+            "member_bytes": q.members.iter().map(|&m| sizes.get(m)).collect::<Vec<_>>(),
+            "members_shape": q.shapes.map(|s| shape(s.0)),
+            "body_shape": q.shapes.map(|s| shape(s.1)),
+            "estimated": q.estimated_saving(),
+            "measured": v.measured_saving,
+        });
+        let _ = writeln!(f, "{line}");
     }
 }
