@@ -626,58 +626,61 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     }
 }
 
-/// The partner search of a round: F3M's LSH over MinHash signatures, or seed 000's
-/// exhaustive ranking of opcode/type fingerprints.
-enum Search {
-    Lsh(LshIndex, MinHasher),
-    Exhaustive(ExhaustiveRanking),
+/// The partner search of a round: F3M's LSH over MinHash signatures; in exhaustive mode,
+/// also every pair ranked by opcode/type fingerprints (seed 000). Exhaustive mode offers
+/// LSH's partners first and the ranking's after them, so it only ever widens the search.
+struct Search {
+    lsh: LshIndex,
+    hasher: MinHasher,
+    ranking: Option<ExhaustiveRanking>,
 }
 
 impl Search {
     /// A search sized for `n` functions (LSH adapts its bands and threshold to `n`).
     fn new(mode: SearchMode, n: usize) -> Search {
-        match mode {
-            SearchMode::Lsh => Search::Lsh(
-                LshIndex::new(LshConfig::default().adapted_to(n)),
-                MinHasher::new(MinHashConfig::default()),
-            ),
-            SearchMode::Exhaustive => Search::Exhaustive(ExhaustiveRanking::new()),
+        Search {
+            lsh: LshIndex::new(LshConfig::default().adapted_to(n)),
+            hasher: MinHasher::new(MinHashConfig::default()),
+            ranking: (mode == SearchMode::Exhaustive).then(ExhaustiveRanking::new),
         }
     }
 
     fn insert_many(&mut self, t: &ModuleTables, funcs: &[FuncData], keys: &[usize]) {
-        match self {
-            // Signatures are pure functions of the lowering: computed on every core, in order.
-            Search::Lsh(index, hasher) => index.insert_many(
-                keys.par_iter()
-                    .map(|&k| (FuncKey(k as u32), hasher.signature_of_function(t, &funcs[k])))
-                    .collect(),
-            ),
-            Search::Exhaustive(rank) => {
-                for &k in keys {
-                    rank.insert(FuncKey(k as u32), OpcodeTypeFingerprint::new(t, &funcs[k]));
-                }
+        // Signatures are pure functions of the lowering: computed on every core, in order.
+        let hasher = &self.hasher;
+        self.lsh.insert_many(
+            keys.par_iter()
+                .map(|&k| (FuncKey(k as u32), hasher.signature_of_function(t, &funcs[k])))
+                .collect(),
+        );
+        if let Some(rank) = &mut self.ranking {
+            for &k in keys {
+                rank.insert(FuncKey(k as u32), OpcodeTypeFingerprint::new(t, &funcs[k]));
             }
         }
     }
 
     fn remove(&mut self, key: FuncKey) {
-        match self {
-            Search::Lsh(index, _) => index.remove(key),
-            Search::Exhaustive(rank) => rank.remove(key),
-        };
+        self.lsh.remove(key);
+        if let Some(rank) = &mut self.ranking {
+            rank.remove(key);
+        }
     }
 
+    /// Up to `limit` partners from LSH, then (exhaustive mode) up to `limit` more from the
+    /// ranking.
     fn candidates(
         &self,
         key: FuncKey,
         limit: usize,
         accept: &dyn Fn(FuncKey) -> bool,
     ) -> Vec<Candidate> {
-        match self {
-            Search::Lsh(index, _) => index.candidates(key, limit, accept),
-            Search::Exhaustive(rank) => rank.candidates(key, limit, accept),
+        let mut out = self.lsh.candidates(key, limit, accept);
+        if let Some(rank) = &self.ranking {
+            let seen: HashSet<FuncKey> = out.iter().map(|c| c.key).collect();
+            out.extend(rank.candidates(key, limit, &|k| !seen.contains(&k) && accept(k)));
         }
+        out
     }
 }
 
