@@ -89,7 +89,8 @@ impl ProfitMode {
 pub enum SearchMode {
     /// MinHash signatures in an LSH index (F3M): near-linear in the number of functions.
     Lsh,
-    /// Every pair scored by opcode/type-frequency fingerprints: quadratic, for comparison.
+    /// LSH's partners, then every pair scored by opcode/type-frequency fingerprints:
+    /// quadratic, a wider search.
     Exhaustive,
 }
 
