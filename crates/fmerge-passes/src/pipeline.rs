@@ -7,7 +7,7 @@
 //! completed here with the guard's record, the sizes and the profile's summary.
 
 use crate::guard::{self, Gate};
-use crate::options::Options;
+use crate::options::{Options, ProfitMode, SMALL_MODULE};
 use crate::profiling::pricing::{self, Ledger, ModuleProfile};
 use crate::report::Report;
 use crate::session::{Admission, Progress, Ran, Session};
@@ -47,6 +47,13 @@ pub fn optimize(
         module.verify()?;
     }
     let functions_before = count_definitions(module);
+    let exact;
+    let opts = if measure != Measure::Nothing && small_enough_for_exact(module, opts) {
+        exact = Options { profit: ProfitMode::Exact, ..opts.clone() };
+        &exact
+    } else {
+        opts
+    };
     let read = opts
         .use_profile
         .then(|| {
@@ -109,6 +116,15 @@ pub fn optimize(
 }
 
 /// The enabled stages, in the order they run.
+/// Whether hybrid pricing is to compile every candidate on `module`: a small module (see
+/// [`SMALL_MODULE`]) whose merges are measured anyway, with measuring to confirm close calls
+/// on.
+fn small_enough_for_exact(module: &Module<'_>, opts: &Options) -> bool {
+    opts.profit == ProfitMode::Hybrid
+        && opts.measure_budget > 0.0
+        && module.functions().iter().map(|f| f.instruction_count()).sum::<usize>() <= SMALL_MODULE
+}
+
 fn stages(opts: &Options) -> Vec<Box<dyn Stage>> {
     let mut stages: Vec<Box<dyn Stage>> = Vec::new();
     if opts.stages.identical {
