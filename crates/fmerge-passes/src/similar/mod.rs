@@ -52,6 +52,8 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 const STAGE: &str = "similar";
+/// Rounds at most (a third found little: see the module comment).
+const ROUNDS: usize = 2;
 /// Partners tried per function (F3M's exploration threshold).
 const EXPLORE: usize = 3;
 /// Pairs whose alignment shares less than this fraction of instructions are not tried.
@@ -78,6 +80,8 @@ const BLOCKING: u32 = traits::VARARGS
 #[derive(Default)]
 pub struct Similar {
     memo: Option<Memo>,
+    /// Rounds run so far.
+    rounds: usize,
     /// The functions the first round looks for partners for (`None`: all).
     first: Option<HashSet<String>>,
 }
@@ -87,13 +91,13 @@ impl Similar {
     /// may still be a partner): the size guard's second chance for the functions of merges
     /// it undid.
     pub fn retrying(functions: HashSet<String>) -> Self {
-        Similar { memo: None, first: Some(functions) }
+        Similar { memo: None, rounds: 0, first: Some(functions) }
     }
 }
 
 impl Stage for Similar {
     fn about(&self) -> About {
-        About { name: STAGE, activity: "merging similar functions", max_rounds: 2 }
+        About { name: STAGE, activity: "merging similar functions", max_rounds: ROUNDS }
     }
 
     fn run_round(&mut self, session: &mut Session<'_, '_>, stats: &mut StageStats) -> usize {
@@ -106,10 +110,13 @@ impl Stage for Similar {
             retry: first.take(),
             measure_budget: proposal::MeasureBudget::for_stage(module, run.opts),
         });
+        let widen = run.opts.search == SearchMode::Exhaustive;
+        self.rounds += 1;
+        let last = self.rounds == ROUNDS;
         let t = Instant::now();
         let round = Round::new(module, run, stats, memo);
         round.stats.add_time("lower+index", t);
-        round.run()
+        round.run(widen, last)
     }
 }
 
@@ -266,17 +273,34 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         }
     }
 
-    fn run(mut self) -> usize {
+    /// Runs the round: LSH's partners for every function on the worklist. With `widen`
+    /// (exhaustive search), when this is the `last` round or LSH found nothing (no later
+    /// round then), every function still live is offered the fingerprint ranking's partners
+    /// too, after everything LSH found: the exhaustive search makes every merge the default
+    /// makes, then more.
+    fn run(mut self, widen: bool, last: bool) -> usize {
         let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
         let mut looked_at = 0usize;
-        // Settling may give functions back (their close call lost): they look again.
-        while !self.worklist.is_empty() {
-            self.search_worklist(margins, &mut looked_at);
-            self.settle();
+        self.search_all(margins, &mut looked_at);
+        if widen && (last || self.merges == 0) {
+            self.search.widen();
+            let live = (0..self.live.len()).filter(|&k| self.live[k]);
+            let sizes = live.map(|k| (FuncKey(k as u32), self.lowered.funcs[k].num_insts() as u64));
+            self.worklist = Worklist::new(sizes.collect::<Vec<_>>());
+            self.search_all(margins, &mut looked_at);
         }
         let retired = (0..self.live.len()).filter(|&k| !self.live[k]);
         self.memo.retry = Some(retired.map(|k| self.lowered.funcs[k].name.clone()).collect());
         self.merges
+    }
+
+    /// Looks for partners until the worklist is empty (settling may give functions back: a
+    /// close call that lost sends its functions to look again).
+    fn search_all(&mut self, margins: proposal::Margins, looked_at: &mut usize) {
+        while !self.worklist.is_empty() {
+            self.search_worklist(margins, looked_at);
+            self.settle();
+        }
     }
 
     /// Looks for partners for every function on the worklist, settling close calls in batches.
@@ -627,12 +651,14 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 }
 
 /// The partner search of a round: F3M's LSH over MinHash signatures; in exhaustive mode,
-/// also every pair ranked by opcode/type fingerprints (seed 000). Exhaustive mode offers
-/// LSH's partners first and the ranking's after them, so it only ever widens the search.
+/// also every pair ranked by opcode/type fingerprints (seed 000), whose partners are offered
+/// after LSH's once the round has widened (see [`Round::run`]).
 struct Search {
     lsh: LshIndex,
     hasher: MinHasher,
     ranking: Option<ExhaustiveRanking>,
+    /// Whether the ranking's partners are offered (after LSH's).
+    widened: bool,
 }
 
 impl Search {
@@ -642,7 +668,13 @@ impl Search {
             lsh: LshIndex::new(LshConfig::default().adapted_to(n)),
             hasher: MinHasher::new(MinHashConfig::default()),
             ranking: (mode == SearchMode::Exhaustive).then(ExhaustiveRanking::new),
+            widened: false,
         }
+    }
+
+    /// From now on, offers the ranking's partners after LSH's (exhaustive mode).
+    fn widen(&mut self) {
+        self.widened = self.ranking.is_some();
     }
 
     fn insert_many(&mut self, t: &ModuleTables, funcs: &[FuncData], keys: &[usize]) {
@@ -676,7 +708,7 @@ impl Search {
         accept: &dyn Fn(FuncKey) -> bool,
     ) -> Vec<Candidate> {
         let mut out = self.lsh.candidates(key, limit, accept);
-        if let Some(rank) = &self.ranking {
+        if let Some(rank) = self.ranking.as_ref().filter(|_| self.widened) {
             let seen: HashSet<FuncKey> = out.iter().map(|c| c.key).collect();
             out.extend(rank.candidates(key, limit, &|k| !seen.contains(&k) && accept(k)));
         }
