@@ -399,11 +399,7 @@ pub fn measure_bitcode_as_made(
             let (llvm, target) = compiler.get_or_insert_with(|| {
                 (Llvm::with_embedding(embedding), Target::with_reloc(triple, reloc, embedding))
             });
-            let result = target.as_ref().map_err(clone_error).and_then(|t| {
-                let m = llvm.parse(std::path::Path::new("measurement"), &bitcode)?;
-                measure_object(&t.emit_object_consuming(m)?)
-            });
-            store(k, result);
+            store(k, measure_bitcode_in(llvm, target, &bitcode));
         }
     };
     let make = || {
@@ -472,11 +468,7 @@ impl Background {
             let target = Target::with_reloc(&triple, reloc, embedding);
             receiver
                 .into_iter()
-                .map(|bitcode| {
-                    let t = target.as_ref().map_err(clone_error)?;
-                    let m = llvm.parse(std::path::Path::new("measurement"), &bitcode)?;
-                    measure_object(&t.emit_object_consuming(m)?)
-                })
+                .map(|bitcode| measure_bitcode_in(&llvm, &target, &bitcode))
                 .collect()
         }));
     }
@@ -507,21 +499,28 @@ impl Background {
             }
             None => Vec::new(),
         };
-        let (llvm, target) = (
-            Llvm::with_embedding(self.target.2),
-            Target::with_reloc(&self.target.0, self.target.1, self.target.2),
-        );
-        for bitcode in std::mem::take(&mut self.held) {
-            out.push(target.as_ref().map_err(clone_error).and_then(|t| {
-                let m = llvm.parse(std::path::Path::new("measurement"), &bitcode)?;
-                measure_object(&t.emit_object_consuming(m)?)
-            }));
+        let held = std::mem::take(&mut self.held);
+        if !held.is_empty() {
+            let (llvm, target) = (
+                Llvm::with_embedding(self.target.2),
+                Target::with_reloc(&self.target.0, self.target.1, self.target.2),
+            );
+            for bitcode in held {
+                out.push(measure_bitcode_in(&llvm, &target, &bitcode));
+            }
         }
         if threaded {
             self.start();
         }
         out
     }
+}
+
+/// Compiles one module's bitcode with `target` in `llvm`'s context and measures the object.
+fn measure_bitcode_in(llvm: &Llvm, target: &Result<Target>, bitcode: &[u8]) -> Result<SizeReport> {
+    let t = target.as_ref().map_err(clone_error)?;
+    let m = llvm.parse(std::path::Path::new("measurement"), bitcode)?;
+    measure_object(&t.emit_object_consuming(m)?)
 }
 
 fn clone_error(e: &LlvmError) -> LlvmError {
