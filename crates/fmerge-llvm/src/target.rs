@@ -399,11 +399,7 @@ pub fn measure_bitcode_as_made(
             let (llvm, target) = compiler.get_or_insert_with(|| {
                 (Llvm::with_embedding(embedding), Target::with_reloc(triple, reloc, embedding))
             });
-            let result = target.as_ref().map_err(clone_error).and_then(|t| {
-                let m = llvm.parse(std::path::Path::new("measurement"), &bitcode)?;
-                measure_object(&t.emit_object_consuming(m)?)
-            });
-            store(k, result);
+            store(k, measure_bitcode_in(llvm, target, &bitcode));
         }
     };
     let make = || {
@@ -437,6 +433,94 @@ pub fn measure_bitcode_as_made(
     let mut results = results.into_inner().expect("no panics while holding the lock");
     results.resize_with(count, || None);
     results.into_iter().map(|r| r.expect("every module compiled")).collect()
+}
+
+/// Compiles module bitcode on a thread of its own while the caller goes on with other work
+/// (the size guard measures the input's copies of merged functions while the stages are still
+/// merging). Like [`measure_bitcode_as_made`], the thread compiles in an LLVM context and
+/// target machine of its own; [`Background::collect`] returns one result per submitted module,
+/// in order. A `Background` made with `thread: false` compiles nothing until `collect`, and
+/// then on the caller's thread: the results are the same either way.
+pub struct Background {
+    sender: Option<std::sync::mpsc::Sender<Vec<u8>>>,
+    worker: Option<std::thread::JoinHandle<Vec<Result<SizeReport>>>>,
+    /// Submitted and not collected (without a thread: not compiled either).
+    held: Vec<Vec<u8>>,
+    target: (String, RelocMode, crate::Embedding),
+}
+
+impl Background {
+    pub fn new(target: &Target, thread: bool) -> Background {
+        let spec = (target.triple.clone(), target.reloc, target.embedding);
+        let mut b = Background { sender: None, worker: None, held: Vec::new(), target: spec };
+        if thread {
+            b.start();
+        }
+        b
+    }
+
+    fn start(&mut self) {
+        let (sender, receiver) = std::sync::mpsc::channel::<Vec<u8>>();
+        let (triple, reloc, embedding) = self.target.clone();
+        self.sender = Some(sender);
+        self.worker = Some(std::thread::spawn(move || {
+            let llvm = Llvm::with_embedding(embedding);
+            let target = Target::with_reloc(&triple, reloc, embedding);
+            receiver
+                .into_iter()
+                .map(|bitcode| measure_bitcode_in(&llvm, &target, &bitcode))
+                .collect()
+        }));
+    }
+
+    /// Queues one module's bitcode.
+    pub fn submit(&mut self, bitcode: Vec<u8>) {
+        let bitcode = match &self.sender {
+            Some(s) => match s.send(bitcode) {
+                Ok(()) => return,
+                // The worker stopped (`collect` reports it).
+                Err(unsent) => unsent.0,
+            },
+            None => bitcode,
+        };
+        self.held.push(bitcode);
+    }
+
+    /// Waits for every module submitted so far and returns their sizes, in order; the worker
+    /// (if any) starts again for what is submitted next. If the worker stopped, fewer results
+    /// than modules come back, and the caller must not trust their order.
+    pub fn collect(&mut self) -> Vec<Result<SizeReport>> {
+        let threaded = self.sender.is_some();
+        self.sender = None;
+        let mut out = match self.worker.take().map(|w| w.join()) {
+            Some(Ok(results)) => results,
+            Some(Err(_)) => {
+                vec![Err(LlvmError::Codegen { message: "the measuring thread stopped".into() })]
+            }
+            None => Vec::new(),
+        };
+        let held = std::mem::take(&mut self.held);
+        if !held.is_empty() {
+            let (llvm, target) = (
+                Llvm::with_embedding(self.target.2),
+                Target::with_reloc(&self.target.0, self.target.1, self.target.2),
+            );
+            for bitcode in held {
+                out.push(measure_bitcode_in(&llvm, &target, &bitcode));
+            }
+        }
+        if threaded {
+            self.start();
+        }
+        out
+    }
+}
+
+/// Compiles one module's bitcode with `target` in `llvm`'s context and measures the object.
+fn measure_bitcode_in(llvm: &Llvm, target: &Result<Target>, bitcode: &[u8]) -> Result<SizeReport> {
+    let t = target.as_ref().map_err(clone_error)?;
+    let m = llvm.parse(std::path::Path::new("measurement"), bitcode)?;
+    measure_object(&t.emit_object_consuming(m)?)
 }
 
 fn clone_error(e: &LlvmError) -> LlvmError {

@@ -40,6 +40,7 @@ pub mod intersect;
 pub mod measure;
 pub mod options;
 pub mod pipeline;
+pub mod prefetch;
 pub mod profiling;
 pub mod proposal;
 pub mod report;

@@ -89,7 +89,8 @@ impl ProfitMode {
 pub enum SearchMode {
     /// MinHash signatures in an LSH index (F3M): near-linear in the number of functions.
     Lsh,
-    /// Every pair scored by opcode/type-frequency fingerprints: quadratic, for comparison.
+    /// LSH's partners, then every pair scored by opcode/type-frequency fingerprints:
+    /// quadratic, a wider search.
     Exhaustive,
 }
 
@@ -120,6 +121,14 @@ pub const DEFAULT_SEARCH: SearchMode = SearchMode::Lsh;
 
 /// The default [`Options::measure_budget`] (`--measure-budget`).
 pub const DEFAULT_MEASURE_BUDGET: f64 = 0.06;
+
+/// Modules of at most this many instructions are priced as with `--profit exact` (every
+/// candidate compiled) when pricing is hybrid (the default) and the size guard measures
+/// merges: there compiling every candidate costs about what the guard spends anyway and finds
+/// more. Corpus, CPU seconds exact against hybrid (loaded machine): LevelDB (40,000
+/// instructions) 1.65 against 1.59, 353 bytes more saved; Lua 0.76 against 0.96, 23 bytes;
+/// xz 0.43 against 0.54, the same bytes.
+pub const SMALL_MODULE: usize = 60_000;
 
 /// The default share of the module's work merges may add, in percent (`--max-slowdown`).
 pub const DEFAULT_MAX_SLOWDOWN_PERCENT: f64 = 0.5;

@@ -7,10 +7,10 @@
 //! completed here with the guard's record, the sizes and the profile's summary.
 
 use crate::guard::{self, Gate};
-use crate::options::Options;
+use crate::options::{Options, ProfitMode, SMALL_MODULE};
 use crate::profiling::pricing::{self, Ledger, ModuleProfile};
 use crate::report::Report;
-use crate::session::{Progress, Ran, Session};
+use crate::session::{Admission, Progress, Ran, Session};
 use crate::stage::{self, Stage};
 use crate::{constants, identical, similar};
 use fmerge_llvm::{LlvmError, Module, Target};
@@ -47,6 +47,13 @@ pub fn optimize(
         module.verify()?;
     }
     let functions_before = count_definitions(module);
+    let exact;
+    let opts = if measure != Measure::Nothing && small_enough_for_exact(module, opts) {
+        exact = Options { profit: ProfitMode::Exact, ..opts.clone() };
+        &exact
+    } else {
+        opts
+    };
     let read = opts
         .use_profile
         .then(|| {
@@ -73,13 +80,16 @@ pub fn optimize(
     }
     .map(Arc::new);
     let profile = profile.as_ref();
-    let stages = |module: &mut Module<'_>, gate: &Gate, resume: Option<guard::Resume<Ran>>| {
-        run_stages(module, target, opts, profile, gate, resume, progress)
+    let stages = |module: &mut Module<'_>,
+                  gate: &Gate,
+                  resume: Option<guard::Resume<Ran>>,
+                  committed: &dyn Fn(&[String])| {
+        run_stages(module, target, opts, profile, Admission { gate, committed }, resume, progress)
     };
     let (ran, record, text_bytes) = if measure == Measure::Nothing {
         // No copy of the input is made: what it was read from is not needed.
         module.forget_source();
-        (stages(module, &Gate::limited(opts.bisect_limit), None)?, None, None)
+        (stages(module, &Gate::limited(opts.bisect_limit), None, &|_| {})?, None, None)
     } else {
         let whole = measure == Measure::Text;
         let g = guard::run(module, target, whole, opts.bisect_limit, opts.jobs, progress, stages)?;
@@ -106,6 +116,15 @@ pub fn optimize(
 }
 
 /// The enabled stages, in the order they run.
+/// Whether hybrid pricing is to compile every candidate on `module`: a small module (see
+/// [`SMALL_MODULE`]) whose merges are measured anyway, with measuring to confirm close calls
+/// on.
+fn small_enough_for_exact(module: &Module<'_>, opts: &Options) -> bool {
+    opts.profit == ProfitMode::Hybrid
+        && opts.measure_budget > 0.0
+        && module.functions().iter().map(|f| f.instruction_count()).sum::<usize>() <= SMALL_MODULE
+}
+
 fn stages(opts: &Options) -> Vec<Box<dyn Stage>> {
     let mut stages: Vec<Box<dyn Stage>> = Vec::new();
     if opts.stages.identical {
@@ -128,18 +147,18 @@ fn run_stages(
     target: &Target,
     opts: &Options,
     profile: Option<&Arc<ModuleProfile>>,
-    gate: &Gate,
+    admission: Admission<'_>,
     resume: Option<guard::Resume<Ran>>,
     progress: &dyn Progress,
 ) -> Result<Ran, LlvmError> {
     let (mut session, stages) = match resume {
-        None => (Session::new(module, target, opts, profile, gate, progress), stages(opts)),
+        None => (Session::new(module, target, opts, profile, admission, progress), stages(opts)),
         Some(guard::Resume { ran, functions }) => {
             let mut again: Vec<Box<dyn Stage>> = Vec::new();
             if opts.stages.similar {
                 again.push(Box::new(similar::Similar::retrying(functions)));
             }
-            (Session::resume(module, target, opts, profile, gate, ran, progress), again)
+            (Session::resume(module, target, opts, profile, admission, ran, progress), again)
         }
     };
     for mut stage in stages {

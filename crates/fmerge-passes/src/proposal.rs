@@ -28,11 +28,24 @@ pub struct Proposal<'m> {
     pub body_factor: f64,
     /// TTI units that no compiled function contains (extra arguments at rewritten call sites).
     pub unmeasured_units: i64,
+    /// For a merge of similar functions: the members' shape (added up) and the body's, which
+    /// the estimate reads beside TTI units (`fmerge_core::profit::estimated_similar_saving`).
+    pub shapes: Option<(profit::CodeShape, profit::CodeShape)>,
 }
 
 impl<'m> Proposal<'m> {
-    /// Estimated bytes saved (calibrated, see `fmerge_core::profit::estimated_saving`).
+    /// Estimated bytes saved (calibrated, see `fmerge_core::profit::estimated_saving` and,
+    /// for similar functions, `estimated_similar_saving`).
     pub fn estimated_saving(&self) -> i64 {
+        if let Some((members, merged)) = self.shapes {
+            return profit::estimated_similar_saving(
+                self.before_units,
+                self.body_units,
+                self.after_units - self.body_units,
+                members,
+                merged,
+            );
+        }
         profit::estimated_saving(
             self.before_units,
             self.body_units,
@@ -100,6 +113,7 @@ impl<'m> Proposal<'m> {
             body_units,
             body_factor,
             unmeasured_units: unmeasured,
+            shapes: None,
         })
     }
 

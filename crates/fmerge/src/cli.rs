@@ -470,7 +470,8 @@ pub struct OptArgs {
     #[arg(long, value_name = "FRACTION", default_value_t = options::DEFAULT_MEASURE_BUDGET)]
     pub measure_budget: f64,
     /// How similar functions find partners: LSH over MinHash signatures (near-linear), or
-    /// scoring every pair by opcode/type fingerprints (quadratic; for comparison).
+    /// exhaustive: LSH's partners, then the best of every pair scored by opcode/type
+    /// fingerprints (quadratic; a wider search).
     #[arg(long, value_enum, default_value = options::DEFAULT_SEARCH.name())]
     pub search: SearchKind,
     /// Threads that may generate code at once to confirm close merge decisions (default: the

@@ -52,6 +52,8 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 const STAGE: &str = "similar";
+/// Rounds at most (a third found little: see the module comment).
+const ROUNDS: usize = 2;
 /// Partners tried per function (F3M's exploration threshold).
 const EXPLORE: usize = 3;
 /// Pairs whose alignment shares less than this fraction of instructions are not tried.
@@ -78,6 +80,8 @@ const BLOCKING: u32 = traits::VARARGS
 #[derive(Default)]
 pub struct Similar {
     memo: Option<Memo>,
+    /// Rounds run so far.
+    rounds: usize,
     /// The functions the first round looks for partners for (`None`: all).
     first: Option<HashSet<String>>,
 }
@@ -87,13 +91,13 @@ impl Similar {
     /// may still be a partner): the size guard's second chance for the functions of merges
     /// it undid.
     pub fn retrying(functions: HashSet<String>) -> Self {
-        Similar { memo: None, first: Some(functions) }
+        Similar { memo: None, rounds: 0, first: Some(functions) }
     }
 }
 
 impl Stage for Similar {
     fn about(&self) -> About {
-        About { name: STAGE, activity: "merging similar functions", max_rounds: 2 }
+        About { name: STAGE, activity: "merging similar functions", max_rounds: ROUNDS }
     }
 
     fn run_round(&mut self, session: &mut Session<'_, '_>, stats: &mut StageStats) -> usize {
@@ -106,10 +110,13 @@ impl Stage for Similar {
             retry: first.take(),
             measure_budget: proposal::MeasureBudget::for_stage(module, run.opts),
         });
+        let widen = run.opts.search == SearchMode::Exhaustive;
+        self.rounds += 1;
+        let last = self.rounds == ROUNDS;
         let t = Instant::now();
         let round = Round::new(module, run, stats, memo);
         round.stats.add_time("lower+index", t);
-        round.run()
+        round.run(widen, last)
     }
 }
 
@@ -156,8 +163,11 @@ struct Round<'a, 'm, 'c, 's> {
     index_of: HashMap<Function<'m>, usize>,
     walks: Vec<Option<Walk>>,
     costs: Vec<Option<Option<Vec<i64>>>>,
+    shapes: Vec<Option<profit::CodeShape>>,
     /// Candidate for merging right now (eligible, not merged, not stale, not pending).
     live: Vec<bool>,
+    /// Gone or changed for the rest of the round: merged, or its call sites rewritten.
+    stale: Vec<bool>,
     search: Search,
     worklist: Worklist,
     pending: Vec<Pending<'m>>,
@@ -185,7 +195,9 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             index_of,
             walks: (0..n).map(|_| None).collect(),
             costs: vec![None; n],
+            shapes: vec![None; n],
             live: vec![false; n],
+            stale: vec![false; n],
             search: Search::new(opts.search, 0),
             worklist: Worklist::new(std::iter::empty()),
             pending: Vec::new(),
@@ -248,6 +260,11 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.costs[k].as_ref().expect("just computed").as_ref()
     }
 
+    /// `k`'s code shape, computed once per round (see [`Round::inst_costs`]).
+    fn shape(&mut self, k: usize) -> profit::CodeShape {
+        *self.shapes[k].get_or_insert_with(|| code_shape(self.lowered.handles[k].function))
+    }
+
     /// Takes `k` out of the search (merged, pending or stale).
     fn retire(&mut self, k: usize) {
         if self.live[k] {
@@ -256,12 +273,41 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         }
     }
 
-    fn run(mut self) -> usize {
+    /// Runs the round: LSH's partners for every function on the worklist. With `widen`
+    /// (exhaustive search), when this is the `last` round or LSH found nothing (no later
+    /// round then), every function still live is offered the fingerprint ranking's partners
+    /// too, after everything LSH found: the exhaustive search makes every merge the default
+    /// makes, then more.
+    fn run(mut self, widen: bool, last: bool) -> usize {
         let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
         let mut looked_at = 0usize;
+        self.search_all(margins, &mut looked_at);
+        if widen && (last || self.merges == 0) {
+            self.search.widen();
+            let live = (0..self.live.len()).filter(|&k| self.live[k]);
+            let sizes = live.map(|k| (FuncKey(k as u32), self.lowered.funcs[k].num_insts() as u64));
+            self.worklist = Worklist::new(sizes.collect::<Vec<_>>());
+            self.search_all(margins, &mut looked_at);
+        }
+        let retired = (0..self.live.len()).filter(|&k| !self.live[k]);
+        self.memo.retry = Some(retired.map(|k| self.lowered.funcs[k].name.clone()).collect());
+        self.merges
+    }
+
+    /// Looks for partners until the worklist is empty (settling may give functions back: a
+    /// close call that lost sends its functions to look again).
+    fn search_all(&mut self, margins: proposal::Margins, looked_at: &mut usize) {
+        while !self.worklist.is_empty() {
+            self.search_worklist(margins, looked_at);
+            self.settle();
+        }
+    }
+
+    /// Looks for partners for every function on the worklist, settling close calls in batches.
+    fn search_worklist(&mut self, margins: proposal::Margins, looked_at: &mut usize) {
         while let Some(FuncKey(a)) = self.worklist.pop() {
             let a = a as usize;
-            looked_at += 1;
+            *looked_at += 1;
             if looked_at.is_multiple_of(64) {
                 let merges = self.run.report.merges.len();
                 self.run
@@ -271,10 +317,16 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             if !self.live[a] {
                 continue;
             }
-            let live = &self.live;
+            let (live, funcs, rejected) = (&self.live, &self.lowered.funcs, &self.memo.rejected);
+            let tried = |k: usize| {
+                let names = (funcs[a].name.clone(), funcs[k].name.clone());
+                rejected.contains(&pair_key(&names))
+            };
             let t = Instant::now();
-            let partners =
-                self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| live[k.0 as usize]);
+            // Partners already rejected do not take the places of untried ones.
+            let partners = self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| {
+                live[k.0 as usize] && !tried(k.0 as usize)
+            });
             self.stats.add_time("search", t);
             for c in partners {
                 if self.try_pair(a, c.key.0 as usize, margins) {
@@ -285,10 +337,21 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 self.settle();
             }
         }
-        self.settle();
-        let retired = (0..self.live.len()).filter(|&k| !self.live[k]);
-        self.memo.retry = Some(retired.map(|k| self.lowered.funcs[k].name.clone()).collect());
-        self.merges
+    }
+
+    /// Gives the members of a close call that did not go through back to the search, at the
+    /// front of the worklist, so that their next partners are tried in this round (a rejected
+    /// pair is remembered and not offered again).
+    fn revive(&mut self, p: &Proposal<'m>) {
+        for m in &p.members {
+            let Some(&k) = self.index_of.get(m) else { continue };
+            if self.live[k] || self.stale[k] {
+                continue;
+            }
+            self.live[k] = true;
+            self.search.insert_many(self.lowered.tables(), &self.lowered.funcs, &[k]);
+            self.worklist.push_front(FuncKey(k as u32));
+        }
     }
 
     /// Tries to merge `a` with `b`; true if a merge was committed or is pending.
@@ -363,11 +426,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             profit::BYTES_PER_UNIT_MERGED,
         );
         self.stats.add_time("price", t);
-        let Some(p) = planned else {
+        let Some(mut p) = planned else {
             self.module.defer_erase(body);
             self.memo.rejected.insert(key);
             return false;
         };
+        p.shapes = Some((self.shape(a) + self.shape(b), code_shape(body)));
         let ratio = align.stats.ratio();
         let (ca, cb) = (self.run.ledger.counts(&names.0), self.run.ledger.counts(&names.1));
         let added = work::similar_body_work(
@@ -497,6 +561,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let members = p.commit(self.module, &self.vis);
         for k in stale {
             self.memo.sizes.forget(&self.lowered.funcs[k].name);
+            self.stale[k] = true;
             self.retire(k);
         }
         self.merges += 1;
@@ -523,7 +588,9 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.lowered.handles.push(handles);
         self.walks.push(None);
         self.costs.push(None);
+        self.shapes.push(None);
         self.live.push(false);
+        self.stale.push(false);
         if self.eligible(k) {
             self.search.insert_many(self.lowered.tables(), &self.lowered.funcs, &[k]);
             self.live[k] = true;
@@ -551,6 +618,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             self.stats,
         );
         self.stats.add_time("measure", t);
+        record_prices(&pending, &verdicts, &self.memo.sizes);
         // The winners spend the slowdown budget, most bytes per unit of added work first
         // (without a profile all are free and keep their order).
         let mut kept = Vec::new();
@@ -558,6 +626,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             if v.keep {
                 kept.push((p, v));
             } else {
+                self.revive(&p.proposal);
                 self.reject(p.proposal, v.measured_saving, p.names);
             }
         }
@@ -572,64 +641,78 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             let (p, v) = kept[k].take().expect("each once");
             match self.run.ledger.spend(p.price.added, priced[k].0) {
                 Ok(()) => self.commit(p.proposal, p.ratio, v.measured_saving, v.basis, p.price),
-                Err(why) => self.over_budget(p.proposal, why, p.names),
+                Err(why) => {
+                    self.revive(&p.proposal);
+                    self.over_budget(p.proposal, why, p.names)
+                }
             }
         }
     }
 }
 
-/// The partner search of a round: F3M's LSH over MinHash signatures, or seed 000's
-/// exhaustive ranking of opcode/type fingerprints.
-enum Search {
-    Lsh(LshIndex, MinHasher),
-    Exhaustive(ExhaustiveRanking),
+/// The partner search of a round: F3M's LSH over MinHash signatures; in exhaustive mode,
+/// also every pair ranked by opcode/type fingerprints (seed 000), whose partners are offered
+/// after LSH's once the round has widened (see [`Round::run`]).
+struct Search {
+    lsh: LshIndex,
+    hasher: MinHasher,
+    ranking: Option<ExhaustiveRanking>,
+    /// Whether the ranking's partners are offered (after LSH's).
+    widened: bool,
 }
 
 impl Search {
     /// A search sized for `n` functions (LSH adapts its bands and threshold to `n`).
     fn new(mode: SearchMode, n: usize) -> Search {
-        match mode {
-            SearchMode::Lsh => Search::Lsh(
-                LshIndex::new(LshConfig::default().adapted_to(n)),
-                MinHasher::new(MinHashConfig::default()),
-            ),
-            SearchMode::Exhaustive => Search::Exhaustive(ExhaustiveRanking::new()),
+        Search {
+            lsh: LshIndex::new(LshConfig::default().adapted_to(n)),
+            hasher: MinHasher::new(MinHashConfig::default()),
+            ranking: (mode == SearchMode::Exhaustive).then(ExhaustiveRanking::new),
+            widened: false,
         }
     }
 
+    /// From now on, offers the ranking's partners after LSH's (exhaustive mode).
+    fn widen(&mut self) {
+        self.widened = self.ranking.is_some();
+    }
+
     fn insert_many(&mut self, t: &ModuleTables, funcs: &[FuncData], keys: &[usize]) {
-        match self {
-            // Signatures are pure functions of the lowering: computed on every core, in order.
-            Search::Lsh(index, hasher) => index.insert_many(
-                keys.par_iter()
-                    .map(|&k| (FuncKey(k as u32), hasher.signature_of_function(t, &funcs[k])))
-                    .collect(),
-            ),
-            Search::Exhaustive(rank) => {
-                for &k in keys {
-                    rank.insert(FuncKey(k as u32), OpcodeTypeFingerprint::new(t, &funcs[k]));
-                }
+        // Signatures are pure functions of the lowering: computed on every core, in order.
+        let hasher = &self.hasher;
+        self.lsh.insert_many(
+            keys.par_iter()
+                .map(|&k| (FuncKey(k as u32), hasher.signature_of_function(t, &funcs[k])))
+                .collect(),
+        );
+        if let Some(rank) = &mut self.ranking {
+            for &k in keys {
+                rank.insert(FuncKey(k as u32), OpcodeTypeFingerprint::new(t, &funcs[k]));
             }
         }
     }
 
     fn remove(&mut self, key: FuncKey) {
-        match self {
-            Search::Lsh(index, _) => index.remove(key),
-            Search::Exhaustive(rank) => rank.remove(key),
-        };
+        self.lsh.remove(key);
+        if let Some(rank) = &mut self.ranking {
+            rank.remove(key);
+        }
     }
 
+    /// Up to `limit` partners from LSH, then (exhaustive mode) up to `limit` more from the
+    /// ranking.
     fn candidates(
         &self,
         key: FuncKey,
         limit: usize,
         accept: &dyn Fn(FuncKey) -> bool,
     ) -> Vec<Candidate> {
-        match self {
-            Search::Lsh(index, _) => index.candidates(key, limit, accept),
-            Search::Exhaustive(rank) => rank.candidates(key, limit, accept),
+        let mut out = self.lsh.candidates(key, limit, accept);
+        if let Some(rank) = self.ranking.as_ref().filter(|_| self.widened) {
+            let seen: HashSet<FuncKey> = out.iter().map(|c| c.key).collect();
+            out.extend(rank.candidates(key, limit, &|k| !seen.contains(&k) && accept(k)));
         }
+        out
     }
 }
 
@@ -703,5 +786,53 @@ fn build_body<'a, 'm>(
             module.defer_erase(m);
             Err(e)
         }
+    }
+}
+
+/// The instruction counts of `f` the similar-merge estimate reads.
+fn code_shape(f: Function<'_>) -> profit::CodeShape {
+    use fmerge_core::ir::opcode;
+    let mut shape = profit::CodeShape::default();
+    for b in f.blocks() {
+        shape.blocks += 1;
+        for i in b.instructions() {
+            shape.insts += 1;
+            match i.opcode() {
+                opcode::SELECT => shape.selects += 1,
+                opcode::SWITCH => shape.switches += 1,
+                _ => {}
+            }
+        }
+    }
+    shape
+}
+
+/// With `FMERGE_DEBUG_PRICES=FILE`, every settled close call is appended to FILE as a JSON
+/// line: what the estimate read, what it said, and what compiling measured. Run with
+/// `--profit exact` (every candidate compiled), these lines are the data the estimate is
+/// fitted to (`bench/results/2026-11-27-calibration/`).
+fn record_prices(pending: &[Pending<'_>], verdicts: &[proposal::Verdict], sizes: &SizeCache) {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("FMERGE_DEBUG_PRICES") else { return };
+    let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) else {
+        return;
+    };
+    for (p, v) in pending.iter().zip(verdicts) {
+        let q = &p.proposal;
+        let shape = |s: profit::CodeShape| [s.insts, s.blocks, s.selects, s.switches];
+        let line = serde_json::json!({
+            "names": [p.names.0, p.names.1],
+            "ratio": p.ratio,
+            "before_units": q.before_units,
+            "body_units": q.body_units,
+            "glue_units": q.after_units - q.body_units,
+            "unmeasured_units": q.unmeasured_units,
+            "member_bytes": q.members.iter().map(|&m| sizes.get(m)).collect::<Vec<_>>(),
+            "members_shape": q.shapes.map(|s| shape(s.0)),
+            "body_shape": q.shapes.map(|s| shape(s.1)),
+            "estimated": q.estimated_saving(),
+            "measured": v.measured_saving,
+        });
+        let _ = writeln!(f, "{line}");
     }
 }
