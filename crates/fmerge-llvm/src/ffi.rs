@@ -127,6 +127,7 @@ unsafe extern "C" {
     pub fn fm_type_pairs_new(from: LLVMModuleRef, to: LLVMModuleRef) -> *mut FmTypePairs;
     pub fn fm_type_pairs_free(p: *mut FmTypePairs);
     pub fn fm_type_pairs_by_name() -> *mut FmTypePairs;
+    pub fn fm_reclaim_struct_names(m: LLVMModuleRef);
     pub fn fm_materialize_functions(fns: *const LLVMValueRef, n: usize) -> i32;
     pub fn fm_type_pairs_set_replaced(
         p: *mut FmTypePairs,

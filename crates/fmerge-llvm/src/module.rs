@@ -627,6 +627,29 @@ impl<'c> Module<'c> {
         )
     }
 
+    /// The module as bitcode ([`Module::to_bitcode`]), also kept as what the module was read
+    /// from until it changes, so that the next [`Module::lazy_copy`] (the size guard's copy of
+    /// its input) reads it instead of writing the module again. With
+    /// [`Module::restore_bitcode`], a backup that costs one write of the module instead of a
+    /// copy of it (the pass plugin's, in case a run fails).
+    pub fn keep_bitcode(&self) -> Result<Vec<u8>> {
+        let bitcode = self.to_bitcode()?;
+        *self.source.borrow_mut() = Some(bitcode.clone());
+        Ok(bitcode)
+    }
+
+    /// Replaces everything in the module with the module `bitcode` holds, written by
+    /// [`Module::keep_bitcode`] from this module: the module is as it was then, its named
+    /// struct types named as they were (`shim/restore.cpp`, `fm_reclaim_struct_names`). Fails,
+    /// changing nothing, if the bitcode cannot be read.
+    pub fn restore_bitcode(&mut self, bitcode: &[u8]) -> Result<()> {
+        let copy = self.parse_sibling("backup", bitcode)?;
+        // SAFETY: a live module this function owns, just read; renaming types frees nothing.
+        unsafe { crate::ffi::fm_reclaim_struct_names(copy.raw()) };
+        self.replace_contents(copy);
+        Ok(())
+    }
+
     /// A copy that keeps the bodies of `keep` only; everything else becomes a declaration.
     /// Fails only when a body of a lazily read module cannot be read.
     pub fn subset(&self, keep: &[Function<'_>]) -> Result<Module<'c>> {
