@@ -110,6 +110,7 @@ unsafe extern "C" {
     ) -> i32;
     pub fn fm_write_bitcode(
         m: LLVMModuleRef,
+        use_list_order: i32,
         out: *mut *mut u8,
         len: *mut usize,
         err: *mut *mut c_char,
