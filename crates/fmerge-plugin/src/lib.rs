@@ -18,7 +18,9 @@
 //! Inside someone else's process there is no worker process to catch a crash, so the rule
 //! is: never end the host, never leave it a broken module. Before merging, [`run`] keeps a
 //! copy of the module; on any error (an LLVM error, a panic, a module that fails the
-//! verifier) it puts the copy back, prints one warning and reports the module unchanged.
+//! verifier) it puts the copy back and prints one warning. The module is then as it was, but
+//! its functions are new objects: the pass reports it changed, so that the host drops what it
+//! cached about the old ones.
 
 mod global;
 
@@ -290,7 +292,8 @@ impl Steps {
 }
 
 /// After a failed run: puts the backup (the module's bitcode before the run) back and says so.
-/// Returns `false` (unchanged).
+/// Returns `true`: the module is as it was, but in new objects (its functions, globals), and
+/// analyses the host cached for the old ones must not be taken for them.
 fn restore(module: &mut Module<'_>, backup: &[u8], why: &str) -> bool {
     match module.restore_bitcode(backup) {
         Ok(()) => eprintln!("fmerge: warning: {why}; the module was left unchanged"),
@@ -300,7 +303,7 @@ fn restore(module: &mut Module<'_>, backup: &[u8], why: &str) -> bool {
              left partly merged (a bug: please report it)"
         ),
     }
-    false
+    true
 }
 
 /// Writes the JSON report; a ThinLTO link runs one backend per module, so there `{}` in the
