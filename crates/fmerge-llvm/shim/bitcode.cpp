@@ -30,12 +30,13 @@ using fmshim::collectErrors;
 
 extern "C" {
 
-// Serialises `M` to bitcode *with* its use-list order. Use-list order steers some code
-// generation heuristics, so keeping it makes `llc` on the written file produce exactly the code
-// fmerge measured. On success returns 1 and a malloc'ed buffer in *Out/*Len; returns 0 and a
+// Serialises `M` to bitcode, with its use-list order if `UseListOrder` (the written module: the
+// use-list order steers some code generation heuristics, so keeping it makes `llc` on the
+// written file produce exactly the code fmerge measured; without it, writing is faster, for
+// copies that are only read back: the size guard's and the plugin's backup). On success returns 1 and a malloc'ed buffer in *Out/*Len; returns 0 and a
 // malloc'ed message in *Err when the writer reports an error (its symbol table parses
 // module-level inline assembly, which may not assemble).
-int fm_write_bitcode(LLVMModuleRef MRef, char **Out, size_t *Len, char **Err) {
+int fm_write_bitcode(LLVMModuleRef MRef, int UseListOrder, char **Out, size_t *Len, char **Err) {
   *Out = nullptr;
   *Len = 0;
   *Err = nullptr;
@@ -43,7 +44,7 @@ int fm_write_bitcode(LLVMModuleRef MRef, char **Out, size_t *Len, char **Err) {
   raw_svector_ostream OS(Buf);
   Module *M = unwrap(MRef);
   std::string Message = collectErrors(M->getContext(), [&] {
-    WriteBitcodeToFile(*M, OS, /*ShouldPreserveUseListOrder=*/true);
+    WriteBitcodeToFile(*M, OS, /*ShouldPreserveUseListOrder=*/UseListOrder != 0);
   });
   if (!Message.empty()) {
     *Err = strdup(Message.c_str());

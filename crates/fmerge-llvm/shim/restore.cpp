@@ -3,7 +3,8 @@
 // What. `fm_type_pairs_new` pairs the named struct types of two modules with the same contents
 // (an exact copy and its original); `fm_restore_functions` gives functions of a module the
 // definitions they have in such a copy (body, attributes, linkage, comdat), creating those that
-// were erased; `fm_restorable` says beforehand whether that is possible.
+// were erased; `fm_restorable` says beforehand whether that is possible;
+// `fm_reclaim_struct_names` gives a module read back from bitcode the names of its struct types.
 //
 // Why. The size guard undoes the merges whose generated code measured larger by putting their
 // functions back as they were in the input, instead of running every stage again on a fresh
@@ -369,6 +370,29 @@ void fm_restore_functions(LLVMModuleRef DstRef, LLVMModuleRef SrcRef, FmTypePair
     if (NamedMDNode *Added = Dst.getNamedMetadata("llvm.dbg.cu");
         Added && Added->getNumOperands() == 0)
       Dst.eraseNamedMetadata(Added);
+}
+
+// Gives the identified struct types of `MRef`, a module just read from bitcode into a context
+// that still has the types it was written with, the names it was written with: the reader
+// named each such type `X.N`, `X` being taken by the type it was written from (same name but
+// the suffix, same shape: `PairRemapper`'s pairing by name). That type, which nothing of
+// `MRef` uses, gives its name up. The module then prints exactly as the one that was written
+// (the pass plugin's backup, put back into the host's module after a failed run).
+void fm_reclaim_struct_names(LLVMModuleRef MRef) {
+  Module &M = *unwrap(MRef);
+  TypeFinder Types;
+  Types.run(M, /*onlyNamed=*/true);
+  DenseMap<Type *, Type *> Map;
+  PairRemapper Pairs(Map, /*ByName=*/true);
+  SmallVector<std::pair<StructType *, StructType *>, 16> Renames;
+  for (StructType *ST : Types)
+    if (auto *W = dyn_cast<StructType>(Pairs.remapType(ST)); W && W != ST)
+      Renames.push_back({ST, W});
+  for (auto [ST, W] : Renames) {
+    std::string Name = W->getName().str();
+    W->setName("");
+    ST->setName(Name);
+  }
 }
 
 } // extern "C"

@@ -110,6 +110,7 @@ unsafe extern "C" {
     ) -> i32;
     pub fn fm_write_bitcode(
         m: LLVMModuleRef,
+        use_list_order: i32,
         out: *mut *mut u8,
         len: *mut usize,
         err: *mut *mut c_char,
@@ -127,6 +128,7 @@ unsafe extern "C" {
     pub fn fm_type_pairs_new(from: LLVMModuleRef, to: LLVMModuleRef) -> *mut FmTypePairs;
     pub fn fm_type_pairs_free(p: *mut FmTypePairs);
     pub fn fm_type_pairs_by_name() -> *mut FmTypePairs;
+    pub fn fm_reclaim_struct_names(m: LLVMModuleRef);
     pub fn fm_materialize_functions(fns: *const LLVMValueRef, n: usize) -> i32;
     pub fn fm_type_pairs_set_replaced(
         p: *mut FmTypePairs,

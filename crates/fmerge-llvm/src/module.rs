@@ -576,10 +576,17 @@ impl<'c> Module<'c> {
     /// very code fmerge measured). Fails (`LlvmError::Codegen`) when module-level inline
     /// assembly does not assemble: the writer's symbol table parses it.
     pub fn to_bitcode(&self) -> Result<Vec<u8>> {
+        self.write_bitcode(true)
+    }
+
+    /// Serialises to bitcode, with the use-list order or (faster, for a copy only read back)
+    /// without it.
+    fn write_bitcode(&self, use_list_order: bool) -> Result<Vec<u8>> {
         let (mut out, mut len, mut err) = (std::ptr::null_mut(), 0usize, std::ptr::null_mut());
+        let order = i32::from(use_list_order);
         // SAFETY: live module; the shim returns malloc'ed buffers, copied and freed here.
         unsafe {
-            if crate::ffi::fm_write_bitcode(self.raw(), &mut out, &mut len, &mut err) == 0 {
+            if crate::ffi::fm_write_bitcode(self.raw(), order, &mut out, &mut len, &mut err) == 0 {
                 return Err(LlvmError::Codegen { message: crate::ffi::take_message(err) });
             }
             Ok(crate::ffi::take_bytes(out, len))
@@ -625,6 +632,30 @@ impl<'c> Module<'c> {
             },
             self.embedding,
         )
+    }
+
+    /// The module as bitcode, also kept as what the module was read from until it changes, so
+    /// that the next [`Module::lazy_copy`] (the size guard's copy of its input) reads it
+    /// instead of writing the module again. Written as [`Module::lazy_copy`] writes it: without
+    /// the use-list order (as LLVM's cloner's copy, [`Module::backup`], has none). With
+    /// [`Module::restore_bitcode`], a backup that costs one write of the module instead of a
+    /// copy of it (the pass plugin's, in case a run fails).
+    pub fn keep_bitcode(&self) -> Result<Vec<u8>> {
+        let bitcode = self.write_bitcode(false)?;
+        *self.source.borrow_mut() = Some(bitcode.clone());
+        Ok(bitcode)
+    }
+
+    /// Replaces everything in the module with the module `bitcode` holds, written by
+    /// [`Module::keep_bitcode`] from this module: the module is as it was then, its named
+    /// struct types named as they were (`shim/restore.cpp`, `fm_reclaim_struct_names`). Fails,
+    /// changing nothing, if the bitcode cannot be read.
+    pub fn restore_bitcode(&mut self, bitcode: &[u8]) -> Result<()> {
+        let copy = self.parse_sibling("backup", bitcode)?;
+        // SAFETY: a live module this function owns, just read; renaming types frees nothing.
+        unsafe { crate::ffi::fm_reclaim_struct_names(copy.raw()) };
+        self.replace_contents(copy);
+        Ok(())
     }
 
     /// A copy that keeps the bodies of `keep` only; everything else becomes a declaration.

@@ -53,3 +53,42 @@ fn a_lazy_copy_after_a_change_has_the_change() {
     let copy = m.lazy_copy().unwrap();
     assert!(copy.function("g").is_some() && copy.function("f").is_none());
 }
+
+#[test]
+fn a_module_put_back_from_its_kept_bitcode_prints_as_it_did() {
+    const TYPED: &str = r#"
+target triple = "x86_64-unknown-linux-gnu"
+
+%struct.pair = type { i32, ptr }
+%struct.pair.0 = type { i64 }
+
+define i32 @first(ptr %p) {
+  %a = getelementptr %struct.pair, ptr %p, i64 0, i32 0
+  %x = load i32, ptr %a
+  ret i32 %x
+}
+
+define i64 @wide(ptr %p) {
+  %a = getelementptr %struct.pair.0, ptr %p, i64 0, i32 0
+  %x = load i64, ptr %a
+  ret i64 %x
+}
+"#;
+    let llvm = Llvm::new();
+    let mut m = llvm.parse(std::path::Path::new("typed.ll"), TYPED.as_bytes()).unwrap();
+    let before = m.to_text();
+    let kept = m.keep_bitcode().unwrap();
+    // The lazy copy reads the kept bitcode: the module as it was.
+    let copy = m.lazy_copy().unwrap();
+    copy.materialize_all().unwrap();
+    assert!(copy.function("wide").is_some());
+    drop(copy);
+    // A change, then the module put back: the same text, struct type names included (read
+    // back into the same context, the types would otherwise be `%struct.pair.1`, ...).
+    m.forget_source();
+    m.function("wide").unwrap().as_value().set_name("narrow");
+    m.restore_bitcode(&kept).unwrap();
+    assert_eq!(m.to_text(), before);
+    assert!(m.restore_bitcode(b"not bitcode").is_err());
+    assert_eq!(m.to_text(), before);
+}

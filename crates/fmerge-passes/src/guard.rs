@@ -214,6 +214,9 @@ pub struct GuardRecord {
     /// Losing units undone in place (their functions put back as they were in the input),
     /// without running the stages again.
     pub undone_in_place: usize,
+    /// Merges that did not lose, undone in place with a losing unit: a merged body of theirs
+    /// called the losing unit's body in a way only undoing both could take back.
+    pub undone_along: usize,
     /// The units vetoed, with what they had measured.
     pub vetoed: Vec<VetoedUnit>,
     /// Units that still lost bytes in the output written (the guard ran out of re-runs).
@@ -317,6 +320,7 @@ pub fn run<'c, R: Merges>(
         progress.step("undoing the merges that measured larger");
         if let Some(undone) = undo::undo_in_place(module, &snapshot, &merges, &losers)? {
             record.undone_in_place += losers.len();
+            record.undone_along += undone.along;
             veto(&mut record, &mut gate, losers);
             judged = merges.iter().map(|m| m.seq).max().unwrap_or(0);
             drop(merges);

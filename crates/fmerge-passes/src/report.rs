@@ -152,6 +152,10 @@ pub struct Report {
     /// The module's profile and what merging did with it (only when it has one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::profiling::pricing::ProfileRecord>,
+    /// Merges committed and then taken out of `merges` (the size guard undid them in place):
+    /// their numbers are never given again.
+    #[serde(skip)]
+    pub forgotten: usize,
 }
 
 impl StageStats {
@@ -238,9 +242,11 @@ impl MergeRecord {
 }
 
 impl Report {
-    /// The number the next committed merge gets.
+    /// The number the next committed merge gets: one more than every merge committed so far,
+    /// those undone included (the size guard tells the merges it has not judged yet by their
+    /// numbers, and a bisect limit counts every commit).
     pub fn next_seq(&self) -> usize {
-        self.merges.len() + 1
+        self.merges.len() + self.forgotten + 1
     }
 
     pub fn estimated_saving(&self) -> i64 {

@@ -152,6 +152,28 @@ impl Merges for Ran {
                 s.functions_removed_or_thunked -= m.members.len();
             }
         }
+        let before = report.merges.len();
         report.merges.retain(|m| !seqs.contains(&m.seq));
+        report.forgotten += before - report.merges.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_undone_keep_their_numbers_from_later_merges() {
+        let mut ran = Ran { report: Report::default(), ledger: Ledger::new(None) };
+        for _ in 0..3 {
+            let seq = ran.report.next_seq();
+            let name = format!("f{seq}");
+            ran.report.merges.push(MergeRecord::new(seq, "similar", vec![], name, vec![], 0));
+        }
+        ran.forget(&[2, 3].into_iter().collect());
+        assert_eq!(ran.report.merges.len(), 1);
+        // The guard judges merges numbered above the last it judged (3): a merge committed
+        // after the undo must not get number 2 or 3 again.
+        assert_eq!(ran.report.next_seq(), 4);
     }
 }

@@ -21,6 +21,16 @@
 //!   own arguments where the member's were forwarded);
 //! - the unit's new functions are erased.
 //!
+//! **Units undone along.** A call of a losing unit's body can sit in the merged body of
+//! another unit: the merge rewrote two callers' calls to pass different constants to the
+//! body, then those two callers merged, and the merged caller passes a `select` on its own
+//! function id (or a parameter of its own) where each caller passed a constant. No member's
+//! call looks like that, so the call cannot be turned back by itself; it goes away when the
+//! caller's unit is undone as well (its functions get their input definitions back, which call
+//! the input's functions). Such units are added until every call can be turned back; they are
+//! not vetoed (they did not lose), and their functions get the same second chance to merge
+//! (with the losing unit's functions apart, their merge comes out different, and is measured).
+//!
 //! Everything is checked before anything changes, and if any unit cannot be undone this way
 //! (a use of a new body that is not such a call, a call that matches no member or more than
 //! one, a member of a chain of merges with rewritten calls, an input body that refers to a
@@ -41,6 +51,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Undone {
     /// The merges undone (`seq`s).
     pub merges: BTreeSet<usize>,
+    /// How many of them did not lose: undone with a losing unit whose body they call.
+    pub along: usize,
     /// The functions put back as they were in the input (free to merge again).
     pub freed: std::collections::HashSet<String>,
 }
@@ -54,56 +66,58 @@ pub fn undo_in_place<'c>(
     merges: &[Footprint<'_>],
     losers: &[Unit],
 ) -> fmerge_llvm::Result<Option<Undone>> {
-    let seqs: BTreeSet<usize> = losers.iter().flat_map(|u| u.merges.iter().copied()).collect();
-    let undo: Vec<&Footprint<'_>> = merges.iter().filter(|m| seqs.contains(&m.seq)).collect();
     let refuse = |why: &str| {
         if std::env::var_os("FMERGE_DEBUG_UNDO").is_some() {
             eprintln!("undo in place: {why}");
         }
         Ok(None)
     };
-    if let Some(m) = undo.iter().find(|m| !m.undoable) {
-        return refuse(&format!("merge {} is not undoable", m.seq));
-    }
-    // The unit's functions the input has, and those the merges made.
-    let mut restore: BTreeSet<&str> = BTreeSet::new();
-    let mut created: BTreeSet<&str> = BTreeSet::new();
-    for m in &undo {
-        for n in m.originals.iter().map(String::as_str).chain(m.members.iter().copied()) {
-            if snapshot.module().function(n).is_some_and(|f| !f.is_declaration()) {
-                restore.insert(n);
-            } else {
-                created.insert(n);
+    let mut seqs: BTreeSet<usize> = losers.iter().flat_map(|u| u.merges.iter().copied()).collect();
+    let losing = seqs.clone();
+    // The units to undo: the losing ones, and every unit with a merged body that calls a body
+    // of a unit being undone in a way no member's call explains (see `units_along`). Each
+    // round adds a unit or ends: at most as many rounds as merges.
+    let (restore, created, bodies) = loop {
+        let undo: Vec<&Footprint<'_>> = merges.iter().filter(|m| seqs.contains(&m.seq)).collect();
+        let (restore, created) = match functions_of(snapshot, &undo) {
+            Ok(sets) => sets,
+            Err(why) => return refuse(&why),
+        };
+        let bodies: BTreeMap<&str, &Footprint<'_>> = undo.iter().map(|m| (m.body, *m)).collect();
+        match outside_calls(module, &restore, &created, &bodies) {
+            Ok(calls) => {
+                // The calls must hold all of their members' arguments.
+                let arity =
+                    |member: &str| snapshot.module().function(member).map(|f| f.params().len());
+                if let Some(c) = calls.iter().find(|c| arity(c.member) != Some(c.args.len())) {
+                    return refuse(&format!("member {} cannot be called again", c.member));
+                }
+                break (restore, created, bodies);
+            }
+            Err(blocked) => {
+                let along = units_along(merges, &seqs, &blocked.caller);
+                if along.is_empty() {
+                    return refuse(&blocked.why);
+                }
+                if std::env::var_os("FMERGE_DEBUG_UNDO").is_some() {
+                    eprintln!("undo in place: {}; undoing merges {along:?} too", blocked.why);
+                }
+                seqs.extend(along);
             }
         }
-        if snapshot.module().function(m.body).is_some() {
-            // A body named like an input function: not a merge this undo understands.
-            return refuse(&format!("merge {}: body named like an input function", m.seq));
-        }
-        created.insert(m.body);
-    }
-    let bodies: BTreeMap<&str, &Footprint<'_>> = undo.iter().map(|m| (m.body, *m)).collect();
-    // The calls must hold all of their members' arguments.
-    let calls = match outside_calls(module, &restore, &created, &bodies) {
-        Ok(calls) => calls,
-        Err(why) => return refuse(&why),
     };
-    let arity = |member: &str| snapshot.module().function(member).map(|f| f.params().len());
-    if let Some(c) = calls.iter().find(|c| arity(c.member) != Some(c.args.len())) {
-        return refuse(&format!("member {} cannot be called again", c.member));
-    }
-    drop(calls);
     let names: Vec<&str> = restore.iter().copied().collect();
     // The input bodies, read now: what they call decides what must be redone in them.
     snapshot.materialize(&names)?;
     let replaced = replacements(merges);
-    // Functions the restored bodies call that other merges erased after rewriting their
-    // calls: declared again for the restore, their calls then rewritten as those merges did.
-    let rewrites = rewrites_to_reapply(module, snapshot, &restore, &seqs, merges);
-    let declared: Vec<&str> = rewrites.iter().map(|r| r.callee).collect();
-    for r in &rewrites {
-        let input = snapshot.module().function(r.callee).expect("checked");
-        module.add_function(r.callee, input.global_value_type());
+    // Functions the restored bodies call whose calls other merges rewrote: declared again for
+    // the restore where those merges erased them, and the restored bodies' calls then
+    // rewritten as those merges did.
+    let rewrites = rewrites_to_reapply(module, snapshot, &restore, &created, &seqs, merges);
+    let declared: Vec<&str> = rewrites.iter().filter(|r| !r.live).map(|r| r.callee).collect();
+    for &callee in &declared {
+        let input = snapshot.module().function(callee).expect("checked");
+        module.add_function(callee, input.global_value_type());
     }
     if let Err(why) = snapshot.restorable(module, &names, &replaced) {
         assert!(module.erase_functions(&declared), "new declarations have no uses");
@@ -115,24 +129,32 @@ pub fn undo_in_place<'c>(
         else {
             unreachable!("declared above; a body of a merge that stays")
         };
-        let args: Vec<fold::Arg<'_>> = r
-            .args
-            .iter()
-            .map(|a| match a {
-                CallArg::Param(k) => fold::Arg::Param(*k),
-                CallArg::Constant(c) => fold::Arg::Value(c.value(module).expect("one context")),
-                CallArg::Global(g) => fold::Arg::Value(module.global_value(g).expect("checked")),
-                CallArg::Other => unreachable!("not reapplied"),
-            })
-            .collect();
-        fold::rewrite_call_sites(module, callee, body, &args);
+        for (user, _) in callee.users() {
+            let Some(call) = user.as_instruction() else { continue };
+            let caller = call.parent_block().map(|b| b.parent().name());
+            if !caller.is_some_and(|c| restore.contains(c.as_str())) {
+                continue;
+            }
+            let args: Vec<Value<'_>> = r
+                .args
+                .iter()
+                .map(|a| match a {
+                    CallArg::Param(k) => call.operand(*k).expect("checked: a plain direct call"),
+                    CallArg::Constant(c) => c.value(module).expect("one context"),
+                    CallArg::Global(g) => module.global_value(g).expect("checked"),
+                    CallArg::Other => unreachable!("not reapplied"),
+                })
+                .collect();
+            fold::replace_call(module, call, body, &args);
+        }
     }
     // The same calls as checked above (restoring changed only the unit's own functions): each
     // becomes a call of its member, which exists again.
     let bug = |what: String| fmerge_llvm::LlvmError::InvalidIr {
         message: format!("undoing a merge: {what} (a bug: please report it)"),
     };
-    for c in outside_calls(module, &restore, &created, &bodies).map_err(bug)? {
+    let calls = outside_calls(module, &restore, &created, &bodies).map_err(|b| bug(b.why))?;
+    for c in calls {
         let member =
             module.function(c.member).ok_or_else(|| bug(format!("{} is gone", c.member)))?;
         fold::replace_call(module, c.call, member, &c.args);
@@ -144,7 +166,65 @@ pub fn undo_in_place<'c>(
                 .to_string(),
         });
     }
-    Ok(Some(Undone { merges: seqs, freed: names.iter().map(|n| n.to_string()).collect() }))
+    // A function whose calls a merge rewrote, kept only for uses the undone merges made: gone
+    // now, as that merge left it (one at a time: one still used elsewhere stays).
+    for r in rewrites.iter().filter(|r| r.live) {
+        module.erase_functions(&[r.callee]);
+    }
+    let along = seqs.difference(&losing).count();
+    Ok(Some(Undone { merges: seqs, along, freed: names.iter().map(|n| n.to_string()).collect() }))
+}
+
+/// The functions of the merges `undo` that the input defines (to be restored), and those the
+/// merges made (to be erased); `Err` says why the merges cannot be undone in place.
+fn functions_of<'a>(
+    snapshot: &Snapshot<'_>,
+    undo: &[&Footprint<'a>],
+) -> Result<(BTreeSet<&'a str>, BTreeSet<&'a str>), String> {
+    if let Some(m) = undo.iter().find(|m| !m.undoable) {
+        return Err(format!("merge {} is not undoable", m.seq));
+    }
+    let mut restore: BTreeSet<&str> = BTreeSet::new();
+    let mut created: BTreeSet<&str> = BTreeSet::new();
+    for m in undo {
+        for n in m.originals.iter().map(String::as_str).chain(m.members.iter().copied()) {
+            if snapshot.module().function(n).is_some_and(|f| !f.is_declaration()) {
+                restore.insert(n);
+            } else {
+                created.insert(n);
+            }
+        }
+        if snapshot.module().function(m.body).is_some() {
+            // A body named like an input function: not a merge this undo understands.
+            return Err(format!("merge {}: body named like an input function", m.seq));
+        }
+        created.insert(m.body);
+    }
+    Ok((restore, created))
+}
+
+/// The merges, not among `undoing`, of every unit (`crate::guard::units`) that touches
+/// `caller`: a function with a call of a body being undone that cannot be turned back. Such a
+/// call is in a merged body of another unit (a call rewritten to the body, then merged with
+/// a member's call that passes other constants: the argument is a `select` on the merged
+/// body's function id, or a parameter of its own), and it goes away when that unit is
+/// undone as well: its functions get their input definitions back, which call the input's
+/// functions. Empty if no merge touches `caller` (then nothing can explain the call).
+fn units_along(merges: &[Footprint<'_>], undoing: &BTreeSet<usize>, caller: &str) -> Vec<usize> {
+    let touches = |m: &Footprint<'_>| {
+        m.body == caller || m.members.contains(&caller) || m.originals.iter().any(|o| o == caller)
+    };
+    if !merges.iter().any(|m| !undoing.contains(&m.seq) && touches(m)) {
+        return Vec::new();
+    }
+    let none = BTreeMap::new();
+    crate::guard::units(merges, &none, &none)
+        .into_iter()
+        .filter(|u| u.merges.iter().any(|s| !undoing.contains(s)))
+        .filter(|u| merges.iter().any(|m| u.merges.contains(&m.seq) && touches(m)))
+        .flat_map(|u| u.merges)
+        .filter(|s| !undoing.contains(s))
+        .collect()
 }
 
 /// The functions merges erased after pointing every use at an equal function, with the
@@ -167,23 +247,29 @@ fn replacements<'a>(merges: &[Footprint<'a>]) -> Vec<(&'a str, &'a str)> {
         .collect()
 }
 
-/// A rewrite of call sites to redo in restored bodies: calls of `callee` (a function a merge
-/// that stays erased) become calls of `body` with `args`.
+/// A rewrite of call sites to redo in restored bodies: calls of `callee` (a function whose
+/// calls a merge that stays rewrote) become calls of `body` with `args`. `live`: the working
+/// module still has `callee` (the merge did not erase it: the merged bodies being undone
+/// used its address), else the merge erased it.
 struct Rewrite<'a> {
     callee: &'a str,
     body: &'a str,
     args: Vec<CallArg>,
+    live: bool,
 }
 
-/// The rewrites the restored bodies (`restore`) need: for each function they call that the
-/// working module no longer has because a merge not being undone rewrote its call sites and
-/// erased it. Only those whose calls in the input bodies are plain direct calls, whose
+/// The rewrites the restored bodies (`restore`) need: for each function they call whose call
+/// sites a merge not being undone rewrote, and that the working module no longer has (the
+/// merge erased it) or has only for uses in the functions being undone (`restore`, `created`:
+/// a merged body of an undone merge passed its address; undone, the input's bodies call it,
+/// and left so it would stay, with a body the staying merge took away). Only those whose calls in the input bodies are plain direct calls, whose
 /// arguments are all recorded, and whose merged body is still there; anything else the
 /// restore check then refuses.
 fn rewrites_to_reapply<'a>(
     module: &Module<'_>,
     snapshot: &Snapshot<'_>,
     restore: &BTreeSet<&str>,
+    created: &BTreeSet<&str>,
     undone: &BTreeSet<usize>,
     merges: &[Footprint<'a>],
 ) -> Vec<Rewrite<'a>> {
@@ -197,8 +283,20 @@ fn rewrites_to_reapply<'a>(
         staying().flat_map(|m| m.replaced.iter().map(move |&r| (r, m.body))).collect();
     let mut out = Vec::new();
     for (&callee, &(body, args)) in &rewritten {
-        if module.function(callee).is_some() {
-            continue;
+        // Still there: kept only if every use is in a function being undone (a merged body
+        // that passed its address, to be erased); then its calls are rewritten like the
+        // erased ones', and it goes.
+        let live = module.function(callee).is_some();
+        let undoing = |f: &str| restore.contains(f) || created.contains(f);
+        if let Some(f) = module.function(callee) {
+            let only_undone = f.users().into_iter().all(|(u, _)| {
+                u.as_instruction()
+                    .and_then(|i| i.parent_block())
+                    .is_some_and(|b| undoing(b.parent().name().as_str()))
+            });
+            if !only_undone {
+                continue;
+            }
         }
         let Some(input) = snapshot.module().function(callee) else { continue };
         let arity = input.params().len() as u32;
@@ -246,7 +344,7 @@ fn rewrites_to_reapply<'a>(
             }
         }
         if module.function(body).is_some() && fixed_values_are_plain(module, &args) {
-            out.push(Rewrite { callee, body, args });
+            out.push(Rewrite { callee, body, args, live });
         }
     }
     out
@@ -270,6 +368,13 @@ fn fixed_values_are_plain(module: &Module<'_>, args: &[CallArg]) -> bool {
     })
 }
 
+/// A use of a new body that cannot be turned back: why, and the function it is in (`caller`,
+/// empty when it is in no function).
+struct Blocked {
+    why: String,
+    caller: String,
+}
+
 /// A call outside the unit's functions of one of its new bodies, and the call of an input
 /// function it stands for.
 struct OutsideCall<'m, 'a> {
@@ -279,28 +384,34 @@ struct OutsideCall<'m, 'a> {
 }
 
 /// Every call of the unit's new functions (`created`) from outside the unit's functions, with
-/// the input call each stands for; `Err` says why some use of a new function cannot be undone.
+/// the input call each stands for; `Err` says why some use of a new function cannot be undone,
+/// and where it is.
 fn outside_calls<'m, 'a>(
     module: &'m Module<'_>,
     restore: &BTreeSet<&str>,
     created: &BTreeSet<&str>,
     bodies: &BTreeMap<&str, &Footprint<'a>>,
-) -> Result<Vec<OutsideCall<'m, 'a>>, String> {
+) -> Result<Vec<OutsideCall<'m, 'a>>, Blocked> {
+    let blocked = |why: String| Blocked { why, caller: String::new() };
     let mut out = Vec::new();
     for name in created {
         let Some(f) = module.function(name) else { continue };
         for (user, _) in f.users() {
-            let call = user.as_instruction().ok_or(format!("{name}: used by a non-instruction"))?;
+            let call = user
+                .as_instruction()
+                .ok_or_else(|| blocked(format!("{name}: used by a non-instruction")))?;
             let caller = call
                 .parent_block()
-                .ok_or(format!("{name}: used by a parentless instruction"))?
+                .ok_or_else(|| blocked(format!("{name}: used by a parentless instruction")))?
                 .parent()
                 .name();
             if restore.contains(caller.as_str()) || created.contains(caller.as_str()) {
                 continue;
             }
-            let (member, args) = original_call(call, name, restore, bodies)
-                .ok_or(format!("{name}: a call in {caller} cannot be turned back"))?;
+            let Some((member, args)) = original_call(call, name, restore, bodies) else {
+                let why = format!("{name}: a call in {caller} cannot be turned back");
+                return Err(Blocked { why, caller });
+            };
             out.push(OutsideCall { call, member, args });
         }
     }
@@ -371,4 +482,43 @@ fn member_called<'a>(merge: &Footprint<'a>, args: &[Value<'_>]) -> Option<(&'a s
         found = Some((member, positions.into_values().collect()));
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merge<'a>(seq: usize, originals: &'a [String], body: &'a str) -> Footprint<'a> {
+        Footprint {
+            seq,
+            originals,
+            body,
+            members: originals.iter().map(String::as_str).collect(),
+            undoable: true,
+            rewritten: Vec::new(),
+            replaced: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_units_along_are_those_of_the_caller() {
+        let n = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (read, dec, other, dec2) =
+            (n(&["read5", "read6"]), n(&["dec5", "dec6"]), n(&["x", "y"]), n(&["dec5.m", "z"]));
+        let merges = vec![
+            merge(1, &read, "read5.m"),
+            merge(2, &dec, "dec5.m"),
+            merge(3, &other, "x.m"),
+            // Merges the body of merge 2 again: one unit with it.
+            merge(4, &dec2, "dec5.m.m"),
+        ];
+        let losing: BTreeSet<usize> = [1].into_iter().collect();
+        // A call of read5.m in dec5.m (merge 2's body): merge 2's unit, merges 2 and 4.
+        assert_eq!(units_along(&merges, &losing, "dec5.m"), vec![2, 4]);
+        assert_eq!(units_along(&merges, &losing, "dec5.m.m"), vec![2, 4]);
+        // In a function no merge touched: nothing explains the call.
+        assert!(units_along(&merges, &losing, "main").is_empty());
+        // In a function of a unit already being undone: nothing more to add.
+        assert!(units_along(&merges, &losing, "read5.m").is_empty());
+    }
 }

@@ -80,7 +80,14 @@ pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place, p: Prepar
         eprintln!("fmerge: {} ({}): summary written", place.name(), module.source_file_name());
     }
     let Some(info) = p.info else { return false };
-    let backup = module.backup();
+    // What to restore on failure (as in `merge_module`): the module as bitcode.
+    let backup = match module.to_bitcode() {
+        Ok(bitcode) => bitcode,
+        Err(e) => {
+            eprintln!("fmerge: warning: {e}; the module was left unchanged");
+            return false;
+        }
+    };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let target = Target::for_object_file(module, None)?;
         let sharing = Sharing::LinkOnce { duplicates_stay: duplicates_stay(place) };
@@ -88,9 +95,9 @@ pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place, p: Prepar
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
-        Ok(Err(e)) => return restore(module, backup, &format!("applying {}: {e}", display(s))),
+        Ok(Err(e)) => return restore(module, &backup, &format!("applying {}: {e}", display(s))),
         Err(_) => {
-            return restore(module, backup, "internal error applying merge information (a bug)");
+            return restore(module, &backup, "internal error applying merge information (a bug)");
         }
     };
     if s.verbose {

@@ -151,3 +151,95 @@ fn a_losing_merge_with_rewritten_call_sites_is_undone_in_place_and_the_calls_tur
     assert!(!text.contains(".fmerged"), "the merged body is gone");
     assert!(text_bytes(&out) <= before);
 }
+
+#[test]
+fn a_merge_whose_body_calls_a_losing_body_is_undone_with_it_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guard/undo_along.ll");
+    let before = text_bytes(&input);
+    let merges = |report: &Path| -> Vec<(String, Vec<String>)> {
+        let r: serde_json::Value = serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap();
+        r["merges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let originals = m["originals"].as_array().unwrap();
+                (
+                    m["body"].as_str().unwrap().to_string(),
+                    originals.iter().map(|o| o.as_str().unwrap().to_string()).collect(),
+                )
+            })
+            .collect()
+    };
+
+    // Unguarded: the readDTableX2 pair merges with its call sites rewritten, and the two
+    // callers merge into a body that calls the pair's body.
+    let unguarded = dir.path().join("unguarded.bc");
+    let report = dir.path().join("u.json");
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(&input)
+            .args(["--no-measure", "--no-estimate", "-q"])
+            .arg("-o")
+            .arg(&unguarded)
+            .arg("--report")
+            .arg(&report),
+    );
+    let all = merges(&report);
+    let has = |body: &str| all.iter().any(|(b, _)| b == body);
+    assert!(
+        has("HUFv05_readDTableX2.fmerged") && has("HUFv05_decompress1X2.fmerged"),
+        "the test lost its case: {all:?}"
+    );
+
+    // Guarded: the readDTableX2 merges lose, and the call in the merged decompress1X2 body
+    // (a select between the two callers' constants) can only go with that merge: both are
+    // undone in place, no re-run of the stages.
+    let out = dir.path().join("guarded.bc");
+    let report = dir.path().join("g.json");
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(&input)
+            .args(["--no-estimate", "-q", "--jobs", "1"])
+            .arg("-o")
+            .arg(&out)
+            .arg("--report")
+            .arg(&report),
+    );
+    verify(&out);
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let guard = &r["guard"];
+    assert_eq!(guard["reruns"], 0, "{guard}");
+    assert_eq!(guard["undone_in_place"], 1, "{guard}");
+    assert_eq!(guard["undone_along"], 1, "{guard}");
+    let vetoed = guard["vetoed"].as_array().unwrap();
+    assert_eq!(vetoed.len(), 1, "{guard}");
+    assert!(vetoed[0]["bytes_after"].as_u64() > vetoed[0]["bytes_before"].as_u64());
+    let kept = merges(&report);
+    assert!(
+        kept.iter().all(|(_, o)| !o.iter().any(|f| f.contains("readDTableX2"))),
+        "the losing merges are gone: {kept:?}"
+    );
+    let dis = std::process::Command::new("llvm-dis-22").arg(&out).arg("-o").arg("-").output();
+    let text = String::from_utf8(dis.unwrap().stdout).unwrap();
+    for f in ["HUFv05_readDTableX2", "HUFv06_readDTableX2"] {
+        assert!(text.contains(&format!("define internal fastcc i64 @{f}(")), "{f} is back");
+    }
+    assert!(!text.contains("readDTableX2.fmerged"), "the losing bodies are gone");
+    assert!(text_bytes(&out) <= before);
+
+    // The same output whatever the thread count.
+    let out2 = dir.path().join("guarded2.bc");
+    run_ok(
+        fmerge()
+            .arg("opt")
+            .arg(&input)
+            .args(["--no-estimate", "-q", "--jobs", "2"])
+            .arg("-o")
+            .arg(&out2),
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&out2).unwrap());
+}
