@@ -24,12 +24,10 @@
 
 use crate::fold::CallArg;
 use crate::measure::Sizes;
-use crate::prefetch::Prefetch;
 use crate::session::Progress;
 use crate::undo;
 use fmerge_llvm::{LlvmError, Module, Snapshot, Target};
 use serde::Serialize;
-use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// How many times the size guard may run the stages again without the merges it vetoed.
@@ -265,12 +263,7 @@ pub fn run<'c, R: Merges>(
     limit: Option<usize>,
     jobs: usize,
     progress: &dyn Progress,
-    mut stages: impl FnMut(
-        &mut Module<'c>,
-        &Gate,
-        Option<Resume<R>>,
-        &dyn Fn(&[String]),
-    ) -> Result<R, LlvmError>,
+    mut stages: impl FnMut(&mut Module<'c>, &Gate, Option<Resume<R>>) -> Result<R, LlvmError>,
 ) -> Result<Guarded<R>, LlvmError> {
     let before = if whole {
         progress.step("measuring the input");
@@ -284,11 +277,7 @@ pub fn run<'c, R: Merges>(
     let mut gate = Gate::limited(limit);
     let mut record = GuardRecord::default();
     let mut input_sizes = InputSizes::default();
-    // The input's copies of merged functions are compiled while the stages go on (unless
-    // the whole input is measured anyway).
-    let prefetch = RefCell::new(Prefetch::new(target, jobs, before.is_none()));
-    let mut ran =
-        stages(module, &gate, None, &|names| prefetch.borrow_mut().committed(&snapshot, names))?;
+    let mut ran = stages(module, &gate, None)?;
     // Merges numbered up to this were judged already (they won).
     let mut judged = 0;
     let mut second_chance = true;
@@ -305,7 +294,6 @@ pub fn run<'c, R: Merges>(
             .collect();
         // The input never changes: each of its functions is compiled once. Its functions and
         // the output's are compiled together, to keep every thread busy.
-        prefetch.borrow_mut().collect_into(&snapshot, &mut input_sizes.known);
         let (after, input) = match &before {
             Some(_) => (sizes_of(module, target, &names, jobs)?, BTreeMap::new()),
             None => input_sizes.sizes_with(&snapshot, module, target, &names, jobs)?,
@@ -331,10 +319,7 @@ pub fn run<'c, R: Merges>(
                 break;
             }
             // The second chance verifies the module when it is done.
-            let resume = Resume { ran, functions: undone.freed };
-            ran = stages(module, &gate, Some(resume), &|names| {
-                prefetch.borrow_mut().committed(&snapshot, names)
-            })?;
+            ran = stages(module, &gate, Some(Resume { ran, functions: undone.freed }))?;
             continue;
         }
         if record.reruns == GUARD_RERUNS {
@@ -346,9 +331,7 @@ pub fn run<'c, R: Merges>(
         drop(merges);
         progress.step("merging again without the merges that measured larger");
         *module = snapshot.working_copy()?;
-        ran = stages(module, &gate, None, &|names| {
-            prefetch.borrow_mut().committed(&snapshot, names)
-        })?;
+        ran = stages(module, &gate, None)?;
         judged = 0;
     }
     let Some(before) = before else {
@@ -400,7 +383,7 @@ type SymbolSizes = BTreeMap<String, u64>;
 
 /// The symbol and bytes of each function compiled so far, by name (`None`: no symbol came
 /// out, e.g. a function code generation dropped).
-pub(crate) type Known = HashMap<String, Option<(String, u64)>>;
+type Known = HashMap<String, Option<(String, u64)>>;
 
 /// Sizes of the input's functions, each compiled once however often the guard measures (the
 /// input never changes).
@@ -448,12 +431,6 @@ fn sizes_of(
     Ok(sizes.into_iter().next().expect("one module"))
 }
 
-/// The symbol and bytes of function `name` among `sizes` (Mach-O symbols carry a leading
-/// underscore).
-pub(crate) fn symbol_of(sizes: &SymbolSizes, name: &str) -> Option<(String, u64)> {
-    [name.to_string(), format!("_{name}")].into_iter().find_map(|s| sizes.get(&s).map(|&b| (s, b)))
-}
-
 /// For each (module, known sizes): machine-code bytes by symbol of the functions of the
 /// module named in `names` (those it defines). Those not known yet are compiled, in module
 /// subsets of about equal size, all of them on up to `jobs` threads at once, and added to
@@ -490,7 +467,10 @@ fn measure_functions(
         for group in groups {
             let sizes = measured.next().expect("one result per subset")?;
             for name in group.iter().map(|f| f.name()) {
-                let symbol = symbol_of(sizes.by_symbol(), &name);
+                // Mach-O symbols carry a leading underscore.
+                let symbol = [name.clone(), format!("_{name}")]
+                    .into_iter()
+                    .find_map(|s| sizes.by_symbol().get(&s).map(|&b| (s, b)));
                 known.insert(name, symbol);
             }
         }

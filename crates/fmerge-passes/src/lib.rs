@@ -40,7 +40,6 @@ pub mod intersect;
 pub mod measure;
 pub mod options;
 pub mod pipeline;
-pub mod prefetch;
 pub mod profiling;
 pub mod proposal;
 pub mod report;

@@ -10,7 +10,7 @@ use crate::guard::{self, Gate};
 use crate::options::{Options, ProfitMode, SMALL_MODULE};
 use crate::profiling::pricing::{self, Ledger, ModuleProfile};
 use crate::report::Report;
-use crate::session::{Admission, Progress, Ran, Session};
+use crate::session::{Progress, Ran, Session};
 use crate::stage::{self, Stage};
 use crate::{constants, identical, similar};
 use fmerge_llvm::{LlvmError, Module, Target};
@@ -80,16 +80,13 @@ pub fn optimize(
     }
     .map(Arc::new);
     let profile = profile.as_ref();
-    let stages = |module: &mut Module<'_>,
-                  gate: &Gate,
-                  resume: Option<guard::Resume<Ran>>,
-                  committed: &dyn Fn(&[String])| {
-        run_stages(module, target, opts, profile, Admission { gate, committed }, resume, progress)
+    let stages = |module: &mut Module<'_>, gate: &Gate, resume: Option<guard::Resume<Ran>>| {
+        run_stages(module, target, opts, profile, gate, resume, progress)
     };
     let (ran, record, text_bytes) = if measure == Measure::Nothing {
         // No copy of the input is made: what it was read from is not needed.
         module.forget_source();
-        (stages(module, &Gate::limited(opts.bisect_limit), None, &|_| {})?, None, None)
+        (stages(module, &Gate::limited(opts.bisect_limit), None)?, None, None)
     } else {
         let whole = measure == Measure::Text;
         let g = guard::run(module, target, whole, opts.bisect_limit, opts.jobs, progress, stages)?;
@@ -147,18 +144,18 @@ fn run_stages(
     target: &Target,
     opts: &Options,
     profile: Option<&Arc<ModuleProfile>>,
-    admission: Admission<'_>,
+    gate: &Gate,
     resume: Option<guard::Resume<Ran>>,
     progress: &dyn Progress,
 ) -> Result<Ran, LlvmError> {
     let (mut session, stages) = match resume {
-        None => (Session::new(module, target, opts, profile, admission, progress), stages(opts)),
+        None => (Session::new(module, target, opts, profile, gate, progress), stages(opts)),
         Some(guard::Resume { ran, functions }) => {
             let mut again: Vec<Box<dyn Stage>> = Vec::new();
             if opts.stages.similar {
                 again.push(Box::new(similar::Similar::retrying(functions)));
             }
-            (Session::resume(module, target, opts, profile, admission, ran, progress), again)
+            (Session::resume(module, target, opts, profile, gate, ran, progress), again)
         }
     };
     for mut stage in stages {

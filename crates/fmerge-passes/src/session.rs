@@ -48,22 +48,14 @@ pub struct Run<'s> {
     pub profile: Option<&'s ModuleProfile>,
     /// The slowdown budget and what merged bodies cost at run time (priced by `profile`).
     pub ledger: Ledger,
-    /// Which merges may be committed, and who hears of them.
-    admission: Admission<'s>,
+    /// Which merges may be committed.
+    pub gate: &'s Gate,
     /// What the stages did so far.
     pub report: Report,
     /// The (stage, function) pairs reported as skipped.
     skipped: HashSet<(&'static str, String)>,
     /// Where to tell how far the run got.
     pub progress: &'s dyn Progress,
-}
-
-/// Which merges a run may commit ([`Gate`]), and who is told of each one admitted: the size
-/// guard compiles the input's copies of its originals meanwhile (see `crate::prefetch`).
-#[derive(Clone, Copy)]
-pub struct Admission<'s> {
-    pub gate: &'s Gate,
-    pub committed: &'s dyn Fn(&[String]),
 }
 
 /// What a run of the stages leaves: its report and its ledger.
@@ -78,11 +70,11 @@ impl<'s, 'c> Session<'s, 'c> {
         target: &'s Target,
         opts: &'s Options,
         profile: Option<&'s Arc<ModuleProfile>>,
-        admission: Admission<'s>,
+        gate: &'s Gate,
         progress: &'s dyn Progress,
     ) -> Self {
         let fresh = Ran { report: Report::default(), ledger: Ledger::new(profile.cloned()) };
-        Session::resume(module, target, opts, profile, admission, fresh, progress)
+        Session::resume(module, target, opts, profile, gate, fresh, progress)
     }
 
     /// A session that goes on from where `ran` (a run of the stages on `module`) stopped: its
@@ -92,7 +84,7 @@ impl<'s, 'c> Session<'s, 'c> {
         target: &'s Target,
         opts: &'s Options,
         profile: Option<&'s Arc<ModuleProfile>>,
-        admission: Admission<'s>,
+        gate: &'s Gate,
         ran: Ran,
         progress: &'s dyn Progress,
     ) -> Self {
@@ -104,7 +96,7 @@ impl<'s, 'c> Session<'s, 'c> {
                 opts,
                 profile: profile.map(|p| &**p),
                 ledger: ran.ledger,
-                admission,
+                gate,
                 report: ran.report,
                 skipped,
                 progress,
@@ -121,10 +113,8 @@ impl Run<'_> {
     /// Whether the next merge, of `originals`, may be committed (see [`Gate`]); counts it as
     /// gated if not. Callers then push a [`MergeRecord`] with `seq: self.report.next_seq()`.
     pub fn admit(&mut self, originals: &[String]) -> bool {
-        let ok = self.admission.gate.allows(self.report.next_seq(), originals);
-        if ok {
-            (self.admission.committed)(originals);
-        } else {
+        let ok = self.gate.allows(self.report.next_seq(), originals);
+        if !ok {
             self.report.gated += 1;
         }
         ok
