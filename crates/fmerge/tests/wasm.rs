@@ -26,12 +26,7 @@ fn node_wasi(wasm: &Path) -> (i32, String, String) {
 /// WebAssembly path, which that policy does not change, on small programs whose merges sit in
 /// their loops.
 fn by_size() -> Vec<&'static str> {
-    let help = run_ok(fmerge().args(["opt", "--help"]));
-    if String::from_utf8_lossy(&help.stdout).contains("--no-estimate") {
-        vec!["--no-estimate"]
-    } else {
-        vec![]
-    }
+    vec!["--no-estimate"]
 }
 
 fn wasm_dir() -> PathBuf {
