@@ -112,7 +112,6 @@ pub fn optimize(
     Ok(report)
 }
 
-/// The enabled stages, in the order they run.
 /// Whether hybrid pricing is to compile every candidate on `module`: a small module (see
 /// [`SMALL_MODULE`]) whose merges are measured anyway, with measuring to confirm close calls
 /// on.
@@ -122,6 +121,7 @@ fn small_enough_for_exact(module: &Module<'_>, opts: &Options) -> bool {
         && module.functions().iter().map(|f| f.instruction_count()).sum::<usize>() <= SMALL_MODULE
 }
 
+/// The enabled stages, in the order they run.
 fn stages(opts: &Options) -> Vec<Box<dyn Stage>> {
     let mut stages: Vec<Box<dyn Stage>> = Vec::new();
     if opts.stages.identical {

@@ -110,13 +110,12 @@ impl Stage for Similar {
             retry: first.take(),
             measure_budget: proposal::MeasureBudget::for_stage(module, run.opts),
         });
-        let widen = run.opts.search == SearchMode::Exhaustive;
         self.rounds += 1;
         let last = self.rounds == ROUNDS;
         let t = Instant::now();
         let round = Round::new(module, run, stats, memo);
         round.stats.add_time("lower+index", t);
-        round.run(widen, last)
+        round.run(last)
     }
 }
 
@@ -273,17 +272,16 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         }
     }
 
-    /// Runs the round: LSH's partners for every function on the worklist. With `widen`
-    /// (exhaustive search), when this is the `last` round or LSH found nothing (no later
-    /// round then), every function still live is offered the fingerprint ranking's partners
-    /// too, after everything LSH found: the exhaustive search makes every merge the default
-    /// makes, then more.
-    fn run(mut self, widen: bool, last: bool) -> usize {
+    /// Runs the round: LSH's partners for every function on the worklist. In exhaustive
+    /// search, when this is the `last` round or LSH found nothing (no later round then), every
+    /// function still live is offered the fingerprint ranking's partners too, after
+    /// everything LSH found: the exhaustive search makes every merge the default makes, then
+    /// more.
+    fn run(mut self, last: bool) -> usize {
         let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
         let mut looked_at = 0usize;
         self.search_all(margins, &mut looked_at);
-        if widen && (last || self.merges == 0) {
-            self.search.widen();
+        if (last || self.merges == 0) && self.search.widen() {
             let live = (0..self.live.len()).filter(|&k| self.live[k]);
             let sizes = live.map(|k| (FuncKey(k as u32), self.lowered.funcs[k].num_insts() as u64));
             self.worklist = Worklist::new(sizes.collect::<Vec<_>>());
@@ -318,10 +316,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 continue;
             }
             let (live, funcs, rejected) = (&self.live, &self.lowered.funcs, &self.memo.rejected);
-            let tried = |k: usize| {
-                let names = (funcs[a].name.clone(), funcs[k].name.clone());
-                rejected.contains(&pair_key(&names))
-            };
+            let tried = |k: usize| rejected.contains(&pair_key_of(&funcs[a].name, &funcs[k].name));
             let t = Instant::now();
             // Partners already rejected do not take the places of untried ones.
             let partners = self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| {
@@ -528,7 +523,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         if !self.run.admit(&originals) {
             self.run.ledger.budget.spent -= price.added;
             self.module.defer_erase(p.body);
-            self.memo.rejected.insert(pair_key(&(originals[0].clone(), originals[1].clone())));
+            self.memo.rejected.insert(pair_key_of(&originals[0], &originals[1]));
             return;
         }
         let (counts, work) = if price.ran {
@@ -672,9 +667,11 @@ impl Search {
         }
     }
 
-    /// From now on, offers the ranking's partners after LSH's (exhaustive mode).
-    fn widen(&mut self) {
+    /// From now on, offers the ranking's partners after LSH's; false if there is no ranking
+    /// (LSH search).
+    fn widen(&mut self) -> bool {
         self.widened = self.ranking.is_some();
+        self.widened
     }
 
     fn insert_many(&mut self, t: &ModuleTables, funcs: &[FuncData], keys: &[usize]) {
@@ -718,7 +715,13 @@ impl Search {
 
 /// A pair of names in a fixed order, so a rejection holds both ways round.
 fn pair_key(names: &(String, String)) -> (String, String) {
-    if names.0 <= names.1 { names.clone() } else { (names.1.clone(), names.0.clone()) }
+    pair_key_of(&names.0, &names.1)
+}
+
+/// [`pair_key`] of two names.
+fn pair_key_of(a: &str, b: &str) -> (String, String) {
+    let (x, y) = if a <= b { (a, b) } else { (b, a) };
+    (x.to_string(), y.to_string())
 }
 
 /// Function-level properties two functions must share for one body to serve both.
