@@ -37,20 +37,12 @@ fn an_estimate_trusted_merge_that_loses_bytes_is_undone() {
     // Measured: the guard finds the loss, undoes it in place (the functions are put back as
     // they were in the input), and writes no larger code.
     let guarded = dir.path().join("guarded.bc");
-    let report = dir.path().join("r.json");
-    run_ok(
-        fmerge()
-            .arg("opt")
-            .arg(input())
-            .args(["--measure", "--measure-budget", "0", "--no-estimate", "-q"])
-            .arg("-o")
-            .arg(&guarded)
-            .arg("--report")
-            .arg(&report),
+    let r = opt_with_report(
+        &input(),
+        &guarded,
+        &["--measure", "--measure-budget", "0", "--no-estimate"],
     );
-    verify(&guarded);
     assert!(text_bytes(&guarded) <= before);
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     let guard = &r["guard"];
     assert_eq!(guard["reruns"], 0, "{guard}");
     assert_eq!(guard["undone_in_place"], 1, "{guard}");
@@ -66,20 +58,8 @@ fn the_default_guard_measures_only_merged_functions_and_still_undoes_the_loss() 
     let dir = tempfile::tempdir().unwrap();
     let before = text_bytes(&input());
     let out = dir.path().join("default.bc");
-    let report = dir.path().join("r.json");
-    run_ok(
-        fmerge()
-            .arg("opt")
-            .arg(input())
-            .args(["--measure-budget", "0", "--no-estimate", "-q"])
-            .arg("-o")
-            .arg(&out)
-            .arg("--report")
-            .arg(&report),
-    );
-    verify(&out);
+    let r = opt_with_report(&input(), &out, &["--measure-budget", "0", "--no-estimate"]);
     assert!(text_bytes(&out) <= before);
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(r["guard"]["reruns"], 0, "{}", r["guard"]);
     assert_eq!(r["guard"]["undone_in_place"], 1, "{}", r["guard"]);
     assert_eq!(r["merges"].as_array().unwrap().len(), 0);
@@ -98,18 +78,11 @@ fn a_losing_merge_with_rewritten_call_sites_is_undone_in_place_and_the_calls_tur
 
     // Unguarded, the two sorts merge with their call sites rewritten: both functions go.
     let unguarded = dir.path().join("unguarded.bc");
-    let report = dir.path().join("u.json");
-    run_ok(
-        fmerge()
-            .arg("opt")
-            .arg(&input)
-            .args(["--no-measure", "--measure-budget", "0", "--no-estimate", "-q"])
-            .arg("-o")
-            .arg(&unguarded)
-            .arg("--report")
-            .arg(&report),
+    let r = opt_with_report(
+        &input,
+        &unguarded,
+        &["--no-measure", "--measure-budget", "0", "--no-estimate"],
     );
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     let disposals: Vec<&str> = r["merges"][0]["members"]
         .as_array()
         .unwrap()
@@ -124,19 +97,7 @@ fn a_losing_merge_with_rewritten_call_sites_is_undone_in_place_and_the_calls_tur
 
     // Guarded: undone in place; both functions are back and their callers call them again.
     let out = dir.path().join("guarded.bc");
-    let report = dir.path().join("g.json");
-    run_ok(
-        fmerge()
-            .arg("opt")
-            .arg(&input)
-            .args(["--measure-budget", "0", "--no-estimate", "-q"])
-            .arg("-o")
-            .arg(&out)
-            .arg("--report")
-            .arg(&report),
-    );
-    verify(&out);
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let r = opt_with_report(&input, &out, &["--measure-budget", "0", "--no-estimate"]);
     assert_eq!(r["guard"]["reruns"], 0, "{}", r["guard"]);
     assert_eq!(r["guard"]["undone_in_place"], 1, "{}", r["guard"]);
     assert_eq!(r["merges"].as_array().unwrap().len(), 0, "{r}");
@@ -157,8 +118,7 @@ fn a_merge_whose_body_calls_a_losing_body_is_undone_with_it_in_place() {
     let dir = tempfile::tempdir().unwrap();
     let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/guard/undo_along.ll");
     let before = text_bytes(&input);
-    let merges = |report: &Path| -> Vec<(String, Vec<String>)> {
-        let r: serde_json::Value = serde_json::from_slice(&std::fs::read(report).unwrap()).unwrap();
+    let merges = |r: &serde_json::Value| -> Vec<(String, Vec<String>)> {
         r["merges"]
             .as_array()
             .unwrap()
@@ -176,18 +136,12 @@ fn a_merge_whose_body_calls_a_losing_body_is_undone_with_it_in_place() {
     // Unguarded: the readDTableX2 pair merges with its call sites rewritten, and the two
     // callers merge into a body that calls the pair's body.
     let unguarded = dir.path().join("unguarded.bc");
-    let report = dir.path().join("u.json");
-    run_ok(
-        fmerge()
-            .arg("opt")
-            .arg(&input)
-            .args(["--no-measure", "--measure-budget", "0", "--no-estimate", "-q"])
-            .arg("-o")
-            .arg(&unguarded)
-            .arg("--report")
-            .arg(&report),
+    let r = opt_with_report(
+        &input,
+        &unguarded,
+        &["--no-measure", "--measure-budget", "0", "--no-estimate"],
     );
-    let all = merges(&report);
+    let all = merges(&r);
     let has = |body: &str| all.iter().any(|(b, _)| b == body);
     assert!(
         has("HUFv05_readDTableX2.fmerged") && has("HUFv05_decompress1X2.fmerged"),
@@ -200,19 +154,8 @@ fn a_merge_whose_body_calls_a_losing_body_is_undone_with_it_in_place() {
     // (a select between the two callers' constants) can only go with that merge: both are
     // undone in place, no re-run of the stages.
     let out = dir.path().join("guarded.bc");
-    let report = dir.path().join("g.json");
-    run_ok(
-        fmerge()
-            .arg("opt")
-            .arg(&input)
-            .args(["--measure-budget", "0", "--no-estimate", "-q", "--jobs", "1"])
-            .arg("-o")
-            .arg(&out)
-            .arg("--report")
-            .arg(&report),
-    );
-    verify(&out);
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let r =
+        opt_with_report(&input, &out, &["--measure-budget", "0", "--no-estimate", "--jobs", "1"]);
     let guard = &r["guard"];
     assert_eq!(guard["reruns"], 0, "{guard}");
     assert_eq!(guard["undone_in_place"], 1, "{guard}");
@@ -220,7 +163,7 @@ fn a_merge_whose_body_calls_a_losing_body_is_undone_with_it_in_place() {
     let vetoed = guard["vetoed"].as_array().unwrap();
     assert_eq!(vetoed.len(), 1, "{guard}");
     assert!(vetoed[0]["bytes_after"].as_u64() > vetoed[0]["bytes_before"].as_u64());
-    let kept = merges(&report);
+    let kept = merges(&r);
     assert!(
         kept.iter().all(|(_, o)| !o.iter().any(|f| f.contains("readDTableX2"))),
         "the losing merges are gone: {kept:?}"
