@@ -25,6 +25,7 @@
 //!   in comdats of their own, identical in every module, so the linker keeps one.
 
 use crate::fold::{self, Visibility, can_thunk};
+use crate::profiling::pricing::{Ledger, ModuleProfile};
 use crate::report::{Disposal, Member, MergeRecord, Report, Skipped, StageStats};
 use fmerge_core::compare::Walk;
 use fmerge_core::global::{FunctionSummary, MergeInfo, ModuleSummary, SimilarGroup, SimilarMember};
@@ -36,6 +37,7 @@ use fmerge_llvm::{
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 const STAGE: &str = "global";
@@ -119,7 +121,7 @@ const SHARED_PREFIX: &str = "__fmerge.s.";
 /// also the candidates' module-independent bodies (for merging similar functions across
 /// modules).
 pub fn summarize(module: &Module<'_>, target: &Target, name: &str, bodies: bool) -> ModuleSummary {
-    summarize_with(module, target, name, bodies, false)
+    summarize_with(module, target, name, bodies, false, &Pricing::default())
 }
 
 /// [`summarize`]; with `dedupable`, also the linkonce, weak and comdat functions, which
@@ -132,14 +134,24 @@ pub fn summarize_with(
     name: &str,
     bodies: bool,
     dedupable: bool,
+    pricing: &Pricing,
 ) -> ModuleSummary {
     let lowered = lower_module(module, Hashes::Stable);
-    let found = candidates(module, &lowered, target, dedupable, |_, _| {});
+    let mut found = candidates(module, &lowered, target, dedupable, |_, _| {});
+    // What round 2 would never merge for its run-time cost (see [`Pricing`]) stays out, so
+    // that no other module's member of a group counts on sharing a copy with it: a function
+    // that any thunk makes too slow, and a likely hot one from similar merging, whose cost
+    // (the merged body's branches on which member runs) only round 2 could price.
+    let priced = pricing.profile.as_deref();
+    found.retain(|(k, _, _)| {
+        priced.is_none_or(|p| p.refuses_any_thunk(&lowered.funcs[*k].name).is_none())
+    });
     let mut blob = Vec::new();
     if bodies {
         let copies: Vec<Function<'_>> = found
             .iter()
             .enumerate()
+            .filter(|(_, (k, _, _))| priced.is_none_or(|p| !p.likely_hot(&lowered.funcs[*k].name)))
             .filter_map(|(j, (k, _, _))| {
                 let f = lowered.handles[*k].function;
                 let (copy, locals) = f.parameterize_locals("fm.new", MAX_LOCALS)?;
@@ -381,7 +393,31 @@ pub fn apply(
     target: &Target,
     info: &MergeInfo,
 ) -> Result<Report, LlvmError> {
-    apply_with(module, target, info, Sharing::Internal)
+    apply_with(module, target, info, Sharing::Internal, &Pricing::default())
+}
+
+/// How [`apply_with`] prices its merges at run time. The plugin's second round prices them as
+/// the module's own merging does (`crate::pipeline::module_profile`: the module's profile, or
+/// counts estimated from the code), with the slowdown budget that merging left; without
+/// counts (`fmerge apply`) nothing is priced.
+#[derive(Clone, Debug, Default)]
+pub struct Pricing {
+    pub profile: Option<Arc<ModuleProfile>>,
+    /// The work the module's own merging already added (taken from the budget first).
+    pub spent: u64,
+}
+
+/// A member of a group (by hash) that fits it, before it is priced.
+struct Planned<'a, 'm> {
+    /// Its index in the lowered module.
+    k: usize,
+    walk: &'a Walk,
+    group: &'a fmerge_core::global::MergeGroup,
+    /// The constants its thunk passes.
+    args: Vec<Value<'m>>,
+    /// The work it adds at run time, and the bytes it saves once the copy is shared.
+    added: u64,
+    saving: i64,
 }
 
 /// How [`apply_with`] shares its parameterized copies between modules.
@@ -410,6 +446,7 @@ pub fn apply_with(
     target: &Target,
     info: &MergeInfo,
     sharing: Sharing,
+    pricing: &Pricing,
 ) -> Result<Report, LlvmError> {
     let link_once = sharing != Sharing::Internal;
     let duplicates_stay = sharing == Sharing::LinkOnce { duplicates_stay: true };
@@ -421,6 +458,9 @@ pub fn apply_with(
     let start = Instant::now();
     let mut report = Report { target: target.triple().to_string(), ..Default::default() };
     let mut stats = StageStats { stage: STAGE, rounds: 1, ..Default::default() };
+    let mut ledger = Ledger::new(pricing.profile.clone());
+    let priced = pricing.profile.as_deref();
+    ledger.budget.spent = pricing.spent.min(ledger.budget.limit);
     report.functions_before = module.functions().iter().filter(|f| !f.is_declaration()).count();
     let similar_index: HashMap<u64, usize> = info
         .similar
@@ -457,15 +497,33 @@ pub fn apply_with(
         }
         let mut similar_here: HashMap<usize, usize> = HashMap::new();
         let mut similar_found = Vec::new();
+        let mut planned: Vec<Planned<'_, '_>> = Vec::new();
         for (k, summary, walk) in found.iter().map(|(k, s, w)| (*k, s, w)) {
             let Some(group) = info.group(summary.hash) else {
                 let key = summary.key();
                 if let Some(&g) = similar_index.get(&key) {
+                    if priced.is_some_and(|p| p.likely_hot(&summary.name)) {
+                        ledger.over_budget += 1;
+                        stats.rejected_unprofitable += 1;
+                        report.skipped.push(Skipped {
+                            stage: SIMILAR_STAGE,
+                            function: summary.name.clone(),
+                            reason: "runtime cost: likely hot (estimated from the code: the module has no profile), and merged with similar functions of other modules".to_string(),
+                        });
+                        continue;
+                    }
                     *similar_here.entry(g).or_default() += 1;
                     similar_found.push((k, key, g));
                 }
                 continue;
             };
+            if let Some(why) = priced.and_then(|p| p.refuses_any_thunk(&summary.name)) {
+                ledger.over_budget += 1;
+                stats.rejected_unprofitable += 1;
+                let function = summary.name.clone();
+                report.skipped.push(Skipped { stage: STAGE, function, reason: why });
+                continue;
+            }
             if link_once
                 && (group.params.is_empty() || group.inst_count < LINK_ONCE_MIN_INSTRUCTIONS)
             {
@@ -521,8 +579,65 @@ pub fn apply_with(
                 stats.rejected_unprofitable += 1;
                 continue;
             }
+            // What it adds at run time (as the stage merging constants prices a merge): the
+            // thunk's jump and extra arguments per call, a parameter read per run of each site.
+            let counts = ledger.counts(&f.name);
+            let block_of = fmerge_core::profiling::work::block_of_insts(f);
+            let site_counts = group.params.iter().flatten().filter_map(|&(serial, op)| {
+                let (i, _, _) = operand_at(f, walk, serial, op)?;
+                Some(counts.block(block_of[i as usize] as usize))
+            });
+            let added = fmerge_core::profiling::work::sites_work(site_counts).saturating_add(
+                fmerge_core::profiling::work::call_work(counts.entry(), true, args.len()),
+            );
+            // What it saves if the group's other members share the copy.
+            let members = f64::from(group.members.max(2));
+            let saving =
+                (f64::from(summary.units) * profit::BYTES_PER_UNIT_ORIGINAL * (members - 1.0)
+                    / members
+                    - profit::thunk_units(f.arg_types.len() + args.len()) as f64
+                        * profit::BYTES_PER_UNIT_THUNK)
+                    .round() as i64;
+            planned.push(Planned { k, walk, group, args, added, saving });
+        }
+        // This module's members of a group are priced together, as the module's own merging
+        // prices a merge of them: refused together when the slowdown budget or its rate per KB
+        // does not allow the work they add, or (counts estimated from the code) when one of
+        // them is likely hot and they would run more than a few percent slower.
+        let mut by_group: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        for (j, p) in planned.iter().enumerate() {
+            by_group.entry(p.group.hash).or_default().push(j);
+        }
+        let mut refused = vec![false; planned.len()];
+        for js in by_group.values() {
+            let added = js.iter().map(|&j| planned[j].added).fold(0u64, u64::saturating_add);
+            let saving: i64 = js.iter().map(|&j| planned[j].saving).sum();
+            let names: Vec<String> =
+                js.iter().map(|&j| lowered.funcs[planned[j].k].name.clone()).collect();
+            let why = ledger.refusal(added, saving).or_else(|| ledger.hot_refusal(added, &names));
+            match why {
+                Some(why) => {
+                    ledger.over_budget += 1;
+                    stats.rejected_unprofitable += js.len();
+                    report.skipped.push(Skipped {
+                        stage: STAGE,
+                        function: names.join(" + "),
+                        reason: why,
+                    });
+                    for &j in js {
+                        refused[j] = true;
+                    }
+                }
+                None => {
+                    ledger.budget.take(added);
+                }
+            }
+        }
+        for (p, _) in planned.iter().zip(&refused).filter(|(_, r)| !**r) {
+            let (f, walk, handles) = (&lowered.funcs[p.k], p.walk, &lowered.handles[p.k]);
+            let (group, args) = (p.group, &p.args);
             let func = handles.function;
-            let Some(copy) = parameterized_copy(module, f, walk, handles, group, &args) else {
+            let Some(copy) = parameterized_copy(module, f, walk, handles, group, args) else {
                 stats.rolled_back += 1;
                 continue;
             };
@@ -532,19 +647,23 @@ pub fn apply_with(
                 copy
             };
             let n = func.params().len();
-            fold::make_thunk(module, func, copy, &fold::forwarding_args(n, &args));
+            fold::make_thunk(module, func, copy, &fold::forwarding_args(n, args));
             stats.merges += 1;
             stats.functions_removed_or_thunked += 1;
             let member = Member::new(f.name.clone(), Disposal::Thunk);
             let seq = report.next_seq();
-            report.merges.push(MergeRecord::new(
-                seq,
-                STAGE,
-                vec![f.name.clone()],
-                copy.name(),
-                vec![member],
-                group.params.len(),
-            ));
+            report.merges.push(MergeRecord {
+                added_work: pricing.profile.is_some().then_some(p.added),
+                work_fraction: ledger.fraction(p.added),
+                ..MergeRecord::new(
+                    seq,
+                    STAGE,
+                    vec![f.name.clone()],
+                    copy.name(),
+                    vec![member],
+                    group.params.len(),
+                )
+            });
         }
         for (k, key, g) in similar_found {
             // A member with landing pads makes a shared body with them: kept once per module
@@ -558,7 +677,7 @@ pub fn apply_with(
     }
     module.sweep();
     if !similar_matches.is_empty() {
-        apply_similar(module, target, info, similar_matches, &mut report, &mut stats)?;
+        apply_similar(module, target, info, similar_matches, &mut ledger, &mut report, &mut stats)?;
     }
     module.verify()?;
     report.functions_after = module.functions().iter().filter(|f| !f.is_declaration()).count();
@@ -671,6 +790,7 @@ fn apply_similar(
     target: &Target,
     info: &MergeInfo,
     matches: Vec<(String, u64, usize)>,
+    ledger: &mut Ledger,
     report: &mut Report,
     stats: &mut StageStats,
 ) -> Result<(), LlvmError> {
@@ -696,12 +816,12 @@ fn apply_similar(
                 }
             }
         }
+        // The members that prove equal to what their group was built from, by group.
+        let mut ready: BTreeMap<usize, Vec<(String, u64, Vec<Value<'_>>)>> = BTreeMap::new();
         for (name, key, g) in matches {
-            let (Some(f), Some(thunk), Some(original)) = (
-                module.function(&name),
-                module.function(&thunk_name(key)),
-                module.function(&original_name(key)),
-            ) else {
+            let (Some(f), Some(original)) =
+                (module.function(&name), module.function(&original_name(key)))
+            else {
                 stats.rolled_back += 1;
                 continue;
             };
@@ -715,28 +835,50 @@ fn apply_similar(
                 stats.rejected_unprofitable += 1;
                 continue;
             }
-            let body = module.add_function("fmerge.thunk", f.global_value_type());
-            module.defer_erase(body);
-            let mut values = body.params();
-            values.extend(locals);
-            if !body.clone_body_mapped(thunk, &values) || body.verify().is_err() {
-                fold::discard_body(module, body);
-                stats.rolled_back += 1;
+            ready.entry(g).or_default().push((name, key, locals));
+        }
+        for (g, members) in ready {
+            let names: Vec<String> = members.iter().map(|m| m.0.clone()).collect();
+            if let Some(why) = similar_refusal(module, ledger, info, g, &members) {
+                ledger.over_budget += 1;
+                stats.rejected_unprofitable += members.len();
+                report.skipped.push(Skipped {
+                    stage: SIMILAR_STAGE,
+                    function: names.join(" + "),
+                    reason: why,
+                });
                 continue;
             }
-            fold::discard_body(module, f);
-            assert!(body.move_body_to(f), "same type");
-            let group = &info.similar[g];
-            stats.merges += 1;
-            stats.functions_removed_or_thunked += 1;
-            let seq = report.next_seq();
-            let body = shared_callee(thunk).unwrap_or_default();
-            let params = thunk.params().len();
-            let member = Member::new(name.clone(), Disposal::Thunk);
-            report.merges.push(MergeRecord {
-                estimated_saving: group.estimated_saving / group.members.len().max(1) as i64,
-                ..MergeRecord::new(seq, SIMILAR_STAGE, vec![name], body, vec![member], params)
-            });
+            for (name, key, locals) in members {
+                let (Some(f), Some(thunk)) =
+                    (module.function(&name), module.function(&thunk_name(key)))
+                else {
+                    stats.rolled_back += 1;
+                    continue;
+                };
+                let body = module.add_function("fmerge.thunk", f.global_value_type());
+                module.defer_erase(body);
+                let mut values = body.params();
+                values.extend(locals);
+                if !body.clone_body_mapped(thunk, &values) || body.verify().is_err() {
+                    fold::discard_body(module, body);
+                    stats.rolled_back += 1;
+                    continue;
+                }
+                fold::discard_body(module, f);
+                assert!(body.move_body_to(f), "same type");
+                let group = &info.similar[g];
+                stats.merges += 1;
+                stats.functions_removed_or_thunked += 1;
+                let seq = report.next_seq();
+                let body = shared_callee(thunk).unwrap_or_default();
+                let params = thunk.params().len();
+                let member = Member::new(name.clone(), Disposal::Thunk);
+                report.merges.push(MergeRecord {
+                    estimated_saving: group.estimated_saving / group.members.len().max(1) as i64,
+                    ..MergeRecord::new(seq, SIMILAR_STAGE, vec![name], body, vec![member], params)
+                });
+            }
         }
         for &g in &needed {
             for m in &info.similar[g].members {
@@ -770,6 +912,54 @@ fn apply_similar(
 }
 
 const SIMILAR_STAGE: &str = "global-similar";
+
+/// Why this module's `members` of similar group `g` (name, key, the module-local symbols
+/// their thunks pass) must not become thunks of its merged body, by the run-time price (see
+/// [`Pricing`]); takes what they add from the budget otherwise. What they add: per call, the
+/// thunk's jump and the arguments the merged body takes beyond the member's own; in the body,
+/// what it executes beyond the members' own work, its blocks counted by its own block
+/// frequencies times the members' calls (the body's blocks have no counts of their own).
+fn similar_refusal(
+    module: &Module<'_>,
+    ledger: &mut Ledger,
+    info: &MergeInfo,
+    g: usize,
+    members: &[(String, u64, Vec<Value<'_>>)],
+) -> Option<String> {
+    use fmerge_core::profiling::work;
+    let mut added = 0u64;
+    let mut calls_of: BTreeMap<String, u64> = BTreeMap::new();
+    let mut own = 0u64;
+    for (name, key, _) in members {
+        let calls = ledger.counts(name).entry();
+        own = own.saturating_add(ledger.work_of(name).unwrap_or(0));
+        let thunk = module.function(&thunk_name(*key))?;
+        let f = module.function(name)?;
+        let callee = shared_callee(thunk).and_then(|b| module.function(&b));
+        let extra = callee.map_or(0, |b| b.params().len().saturating_sub(f.params().len()));
+        added = added.saturating_add(work::call_work(calls, true, extra));
+        if let Some(b) = callee {
+            *calls_of.entry(b.name()).or_default() += calls;
+        }
+    }
+    let mut body_work = 0u64;
+    for (body, calls) in &calls_of {
+        let Some(b) = module.function(body) else { continue };
+        let sizes: Vec<u64> = b.blocks().iter().map(|x| x.instruction_count() as u64).collect();
+        let counts: Vec<u64> =
+            b.block_frequencies().iter().map(|&q| (*calls as f64 * q).round() as u64).collect();
+        body_work = body_work.saturating_add(work::function_work(&counts, &sizes));
+    }
+    added = added.saturating_add(body_work.saturating_sub(own));
+    let group = &info.similar[g];
+    let saving = group.estimated_saving * members.len() as i64 / group.members.len().max(1) as i64;
+    let names: Vec<String> = members.iter().map(|m| m.0.clone()).collect();
+    let why = ledger.refusal(added, saving).or_else(|| ledger.hot_refusal(added, &names));
+    if why.is_none() {
+        ledger.budget.take(added);
+    }
+    why
+}
 
 /// The shared body a group's thunk calls (for the report).
 fn shared_callee(thunk: Function<'_>) -> Option<String> {

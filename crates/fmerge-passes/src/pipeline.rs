@@ -54,31 +54,7 @@ pub fn optimize(
     } else {
         opts
     };
-    let read = opts
-        .use_profile
-        .then(|| {
-            ModuleProfile::read(
-                module,
-                opts.hot_percentile,
-                opts.max_slowdown,
-                opts.max_slowdown_per_kb,
-            )
-        })
-        .flatten();
-    let profile = match read {
-        Some(p) => Some(p),
-        None if opts.estimate => {
-            progress.step("estimating how often code runs");
-            Some(ModuleProfile::estimate(
-                module,
-                opts.hot_percentile,
-                opts.max_slowdown,
-                opts.max_slowdown_per_kb,
-            ))
-        }
-        None => None,
-    }
-    .map(Arc::new);
+    let profile = module_profile(module, opts, progress).map(Arc::new);
     let profile = profile.as_ref();
     let stages = |module: &mut Module<'_>, gate: &Gate, resume: Option<guard::Resume<Ran>>| {
         run_stages(module, target, opts, profile, gate, resume, progress)
@@ -110,6 +86,41 @@ pub fn optimize(
         pricing::annotate(&mut report, p, &ledger);
     }
     Ok(report)
+}
+
+/// The counts merges on `module` are priced by, as `opts` asks: the profile the module was built
+/// with (unless `opts.use_profile` is off), else counts estimated from the code (unless
+/// `opts.estimate` is off), else none. Global merging's second round prices its merges by the
+/// same counts (`crate::global::Pricing`).
+pub fn module_profile(
+    module: &Module<'_>,
+    opts: &Options,
+    progress: &dyn Progress,
+) -> Option<ModuleProfile> {
+    let read = opts
+        .use_profile
+        .then(|| {
+            ModuleProfile::read(
+                module,
+                opts.hot_percentile,
+                opts.max_slowdown,
+                opts.max_slowdown_per_kb,
+            )
+        })
+        .flatten();
+    match read {
+        Some(p) => Some(p),
+        None if opts.estimate => {
+            progress.step("estimating how often code runs");
+            Some(ModuleProfile::estimate(
+                module,
+                opts.hot_percentile,
+                opts.max_slowdown,
+                opts.max_slowdown_per_kb,
+            ))
+        }
+        None => None,
+    }
 }
 
 /// Whether hybrid pricing is to compile every candidate on `module`: a small module (see

@@ -34,7 +34,7 @@ use fmerge_core::global::MergeInfo;
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
 use fmerge_llvm::plugin::Place;
-use fmerge_passes::global::Sharing;
+use fmerge_passes::global::{Pricing, Sharing};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -70,9 +70,15 @@ pub(crate) fn prepare(s: &Settings) -> Option<Prepared> {
 /// Runs the global steps `s` asks for on `module` (after its own merging): writes its summary,
 /// then applies the merge information. Returns whether the module changed; on any failure it
 /// is as it was before this call, and a warning says so.
-pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place, p: Prepared) -> bool {
+pub(crate) fn run(
+    module: &mut Module<'_>,
+    s: &Settings,
+    place: Place,
+    p: Prepared,
+    spent: u64,
+) -> bool {
     if let Some(dir) = &s.summary_dir
-        && let Err(e) = write_summary(module, dir)
+        && let Err(e) = write_summary(module, dir, s)
     {
         warn_once(&SUMMARY_WARNED, &e);
     }
@@ -91,7 +97,8 @@ pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place, p: Prepar
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let target = Target::for_object_file(module, None)?;
         let sharing = Sharing::LinkOnce { duplicates_stay: duplicates_stay(place) };
-        fmerge_passes::global::apply_with(module, &target, &info, sharing)
+        let pricing = pricing(module, s, spent);
+        fmerge_passes::global::apply_with(module, &target, &info, sharing, &pricing)
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
@@ -103,13 +110,27 @@ pub(crate) fn run(module: &mut Module<'_>, s: &Settings, place: Place, p: Prepar
     if s.verbose {
         eprintln!(
             "fmerge: {} ({}): merge information applied: {} functions became thunks of shared \
-             copies",
+             copies, {} left out for their run-time cost",
             place.name(),
             module.source_file_name(),
             report.functions_merged(),
+            report
+                .skipped
+                .iter()
+                .filter(|k| k.reason.starts_with("runtime cost"))
+                .map(|k| k.function.split(" + ").count())
+                .sum::<usize>(),
         );
     }
     !report.merges.is_empty()
+}
+
+/// How both rounds price merges at run time: as the module's own merging prices its merges
+/// (its profile, or counts estimated from the code; `-fmerge-estimate=false` turns the
+/// estimate off), with `spent`, what that merging already took of the slowdown budget.
+fn pricing(module: &Module<'_>, s: &Settings, spent: u64) -> Pricing {
+    let profile = fmerge_passes::pipeline::module_profile(module, &s.options, &|_: &str| {});
+    Pricing { profile: profile.map(Arc::new), spent }
 }
 
 /// Whether the link keeps every backend's definition of a link-once function, the ones nothing
@@ -189,16 +210,19 @@ fn summary_path(dir: &Path, module: &Module<'_>) -> PathBuf {
     dir.join(format!("{hash:016x}-{}.fms", std::process::id()))
 }
 
-/// Writes `module`'s summary (with bodies, as `fmerge summarize` does) into `dir`.
-fn write_summary(module: &Module<'_>, dir: &Path) -> Result<(), String> {
+/// Writes `module`'s summary (with bodies, as `fmerge summarize` does) into `dir`. Functions
+/// that round 2 would never merge for their run-time cost (by the same counts it prices with,
+/// see [`pricing`]) are left out, so that no other module's member counts on them.
+fn write_summary(module: &Module<'_>, dir: &Path, s: &Settings) -> Result<(), String> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // Summarizing adds module-independent copies of functions to the module it reads:
         // it reads a copy, never the host's module.
         let copy = module.duplicate()?;
         let target = Target::for_object_file(&copy, None)?;
         let name = module.source_file_name();
+        let pricing = pricing(&copy, s, 0);
         Ok::<_, fmerge_llvm::LlvmError>(fmerge_passes::global::summarize_with(
-            &copy, &target, &name, true, true,
+            &copy, &target, &name, true, true, &pricing,
         ))
     }));
     let summary = match outcome {

@@ -176,16 +176,17 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     } else {
         None
     };
-    let changed = merge_module(module, &s, o.place);
+    let (changed, spent) = merge_module(module, &s, o.place);
     match global {
-        Some(g) => global::run(module, &s, o.place, g) || changed,
+        Some(g) => global::run(module, &s, o.place, g, spent) || changed,
         None => changed,
     }
 }
 
 /// The module's own merging (what the plugin does without global merging). Returns whether
-/// the module changed.
-fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> bool {
+/// the module changed, and the run-time work its merges add by the counts they were priced
+/// with (what global merging's second round may no longer spend).
+fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> (bool, u64) {
     // Merging needs two functions. A ThinLTO backend or a compile often has fewer (a codegen unit
     // with one function and the declarations it calls): there, everything below (the backup,
     // the target, verifying, the size guard's copy) would be spent on a module that cannot
@@ -199,7 +200,7 @@ fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> bool {
                 module.source_file_name()
             );
         }
-        return false;
+        return (false, 0);
     }
     let started = std::time::Instant::now();
     let steps = Steps::default();
@@ -211,7 +212,7 @@ fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> bool {
         Ok(bitcode) => bitcode,
         Err(e) => {
             eprintln!("fmerge: warning: {e}; the module was left unchanged");
-            return false;
+            return (false, 0);
         }
     };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -230,8 +231,10 @@ fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> bool {
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
-        Ok(Err(e)) => return restore(module, &backup, &e.to_string()),
-        Err(_) => return restore(module, &backup, "internal error (a bug: please report it)"),
+        Ok(Err(e)) => return (restore(module, &backup, &e.to_string()), 0),
+        Err(_) => {
+            return (restore(module, &backup, "internal error (a bug: please report it)"), 0);
+        }
     };
     drop(backup);
     let seconds = started.elapsed().as_secs_f64();
@@ -260,7 +263,7 @@ fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> bool {
             steps.times()
         );
     }
-    !report.merges.is_empty()
+    (!report.merges.is_empty(), report.profile.as_ref().map_or(0, |p| p.added_work))
 }
 
 /// The steps of a run and when each began (`-fmerge-timings`); the last one ends when they

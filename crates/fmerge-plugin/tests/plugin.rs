@@ -392,6 +392,12 @@ fn a_cargo_workspace_with_linker_plugin_lto_passes_its_tests_and_shrinks() {
     assert!(b < a, ".text {a} -> {b}");
 }
 
+/// The global-merging tests' programs are small: in such a module the code that does the work
+/// is the hot code, and the estimate from the code (the default without a profile) leaves the
+/// merges these tests are about out for their run-time cost. They turn it off (the test
+/// `round_two_leaves_out_merges_the_estimate_calls_hot` is about the estimate).
+const UNPRICED: &str = "-fmerge-estimate=false";
+
 /// Compiles the global-merging program (`tests/thinlto`) for ThinLTO into `dir`, the later
 /// version of its sources when `edit` names one (`EDIT_BODY`, ...).
 fn compile_thinlto_program(dir: &Path, edit: Option<&str>) -> Vec<PathBuf> {
@@ -445,10 +451,11 @@ fn link_icf_with(objs: &[PathBuf], exe: &Path, env: Option<&str>, extra: &[&str]
 
 /// Round 1 of `objs` into `dir/summaries`, then `fmerge combine` of that directory; returns
 /// the merge information's path.
-fn round_one(dir: &Path, objs: &[PathBuf]) -> PathBuf {
+fn round_one(dir: &Path, objs: &[PathBuf], env: &str) -> PathBuf {
     let sums = dir.join("summaries");
     std::fs::create_dir_all(&sums).unwrap();
-    link_icf(objs, &dir.join("round1"), Some(&format!("-fmerge-summary-dir={}", sums.display())));
+    let env = format!("{env} -fmerge-summary-dir={}", sums.display());
+    link_icf(objs, &dir.join("round1"), Some(&env));
     let written = std::fs::read_dir(&sums).unwrap().count();
     assert_eq!(written, objs.len(), "one summary per module");
     let info = dir.join("merge.fmi");
@@ -463,12 +470,12 @@ fn two_rounds_merge_across_thin_lto_modules_in_process_and_distributed() {
     let objs = compile_thinlto_program(&d.join("obj"), None);
     let (plain, per_module, merged) = (d.join("plain"), d.join("per-module"), d.join("merged"));
     link_icf(&objs, &plain, None);
-    link_icf(&objs, &per_module, Some(""));
-    let info = round_one(d, &objs);
+    link_icf(&objs, &per_module, Some(UNPRICED));
+    let info = round_one(d, &objs, UNPRICED);
     let stderr = link_icf(
         &objs,
         &merged,
-        Some(&format!("-fmerge-verbose -fmerge-global-info={}", info.display())),
+        Some(&format!("-fmerge-verbose {UNPRICED} -fmerge-global-info={}", info.display())),
     );
     assert!(stderr.contains("merge information applied: 2 functions"), "{stderr}");
     assert_eq!(output_of(&plain), output_of(&merged));
@@ -482,6 +489,8 @@ fn two_rounds_merge_across_thin_lto_modules_in_process_and_distributed() {
         "-load",
         "-Xclang",
         &p,
+        "-mllvm",
+        UNPRICED,
         "-mllvm",
         &format!("-fmerge-global-info={}", info.display()),
     ]
@@ -531,7 +540,7 @@ fn round_two_leaves_members_the_linker_folds_or_cannot_share_alone() {
     let objs = compile_for_thin_lto(&d.join("obj"), "tests/thinlto-odr", &sources, None);
     let (plain, merged) = (d.join("plain"), d.join("merged"));
     link_icf(&objs, &plain, None);
-    let info = round_one(d, &objs);
+    let info = round_one(d, &objs, UNPRICED);
     let mut combine = fmerge();
     combine.arg("combine").arg(d.join("summaries")).arg("--json").arg("-o").arg(d.join("j.fmi"));
     let json = run_ok(&mut combine).stdout;
@@ -542,7 +551,7 @@ fn round_two_leaves_members_the_linker_folds_or_cannot_share_alone() {
         groups.iter().any(|g| g["members"] == 4 && g["params"].as_array().unwrap().len() == 1),
         "{json}"
     );
-    link_icf(&objs, &merged, Some(&format!("-fmerge-global-info={}", info.display())));
+    link_icf(&objs, &merged, Some(&format!("{UNPRICED} -fmerge-global-info={}", info.display())));
     assert_eq!(output_of(&plain), output_of(&merged));
     assert!(text_bytes(&merged) < text_bytes(&plain));
     let fill = symbols(&merged, "fill");
@@ -563,7 +572,7 @@ fn round_two_leaves_members_the_linker_folds_or_cannot_share_alone() {
     // With `--gc-sections` the link keeps one copy (the other modules' copies, by the same
     // name, are called by nobody), so `tally<A>` and `tally<B>` share it.
     let gc = dir.path().join("merged-gc");
-    let env = format!("-fmerge-global-info={}", info.display());
+    let env = format!("{UNPRICED} -fmerge-global-info={}", info.display());
     link_icf_with(&objs, &gc, Some(&env), &["-Wl,--gc-sections"]);
     assert_eq!(output_of(&plain), output_of(&gc));
     let tally = symbols(&gc, "tally");
@@ -576,12 +585,13 @@ fn stale_merge_information_never_changes_behaviour() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let old = compile_thinlto_program(&d.join("old"), None);
-    let info = round_one(&d.join("old"), &old);
+    let info = round_one(&d.join("old"), &old, UNPRICED);
     for edit in ["EDIT_BODY", "EDIT_REMOVE", "EDIT_ADD", "EDIT_SIGNATURE"] {
         let objs = compile_thinlto_program(&d.join(edit), Some(edit));
         let (plain, stale) = (d.join(edit).join("plain"), d.join(edit).join("stale"));
         link_icf(&objs, &plain, None);
-        link_icf(&objs, &stale, Some(&format!("-fmerge-global-info={}", info.display())));
+        let env = format!("{UNPRICED} -fmerge-global-info={}", info.display());
+        link_icf(&objs, &stale, Some(&env));
         assert_eq!(output_of(&plain), output_of(&stale), "{edit}");
         assert_ne!(
             output_of(&plain),
@@ -613,4 +623,54 @@ fn unusable_global_merging_options_warn_once_and_leave_modules_unchanged() {
         assert_eq!(text_bytes(&exe), text_bytes(&plain), "{env}");
         assert_eq!(output_of(&exe), output_of(&plain));
     }
+}
+
+/// Both rounds keep the rule of the module's own merging: without a profile, merges whose
+/// members the estimate from the code calls likely hot, and which would make them measurably
+/// slower, are left out (`tests/thinlto-hot`: `step_a` and `step_b`, equal up to constants and
+/// called from the module's loop). Round 1 leaves them out of the summary; round 2, given
+/// merge information that has them (from a round 1 without the estimate), does not merge them. `-fmerge-estimate=false` merges them, in the module's own merging as in round 2.
+#[test]
+fn round_two_leaves_out_merges_the_estimate_calls_hot() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let objs =
+        compile_for_thin_lto(&d.join("obj"), "tests/thinlto-hot", &["hot.c", "main.c"], None);
+    let plain = d.join("plain");
+    link_icf(&objs, &plain, None);
+    let groups = |dir: &Path| {
+        let mut combine = fmerge();
+        combine.arg("combine").arg(dir.join("summaries")).arg("--json").arg("-o");
+        let json: serde_json::Value =
+            serde_json::from_slice(&run_ok(combine.arg(dir.join("j.fmi"))).stdout)
+                .expect("JSON merge information");
+        json["groups"].as_array().expect("groups").len()
+    };
+    round_one(&d.join("priced"), &objs, "");
+    assert_eq!(groups(&d.join("priced")), 0, "round 1 leaves step_a and step_b out");
+    // Merge information that has them: a round 1 that prices nothing and merges only
+    // identical functions in each module.
+    let info =
+        round_one(&d.join("unpriced"), &objs, &format!("{UNPRICED} -fmerge-merge=identical"));
+    assert_eq!(groups(&d.join("unpriced")), 1, "step_a and step_b make a group");
+    let bodies = |exe: &Path| {
+        let steps = symbols(exe, "step_");
+        steps.len() == 2 && steps.values().all(|&(_, size)| size > 32)
+    };
+    let merged = d.join("merged");
+    let env = format!("-fmerge-verbose -fmerge-global-info={}", info.display());
+    let stderr = link_icf(&objs, &merged, Some(&env));
+    assert_eq!(output_of(&plain), output_of(&merged));
+    assert!(
+        stderr.contains(
+            "0 functions became thunks of shared copies, 2 left out for their run-time cost"
+        ),
+        "{stderr}"
+    );
+    assert!(bodies(&merged), "step_a and step_b keep their bodies");
+    // Without the estimate the same information merges them.
+    let unpriced = d.join("unpriced-link");
+    let stderr = link_icf(&objs, &unpriced, Some(&format!("{env} {UNPRICED}")));
+    assert_eq!(output_of(&plain), output_of(&unpriced));
+    assert!(!bodies(&unpriced), "step_a and step_b merged: {stderr}");
 }

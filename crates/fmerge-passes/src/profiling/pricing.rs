@@ -314,6 +314,32 @@ impl ModuleProfile {
         })
     }
 
+    /// Whether the counts are estimated and `name` is likely hot by them.
+    pub fn likely_hot(&self, name: &str) -> bool {
+        self.estimated && self.is_hot(name)
+    }
+
+    /// With estimated counts, why any merge that turns `name` into a thunk passing at least
+    /// one more argument is refused by [`Ledger::hot_refusal`] (on its own: the jump and the
+    /// argument per call are already more than [`ESTIMATE_MAX_RELATIVE`] of its work), or
+    /// `None`. Global merging leaves such functions out of its summaries, so that no other
+    /// module's member of a group counts on sharing a copy with them.
+    pub fn refuses_any_thunk(&self, name: &str) -> Option<String> {
+        if !self.estimated || !self.is_hot(name) {
+            return None;
+        }
+        let c = self.counts.get(name)?;
+        let least = work::call_work(c.entry, true, 1);
+        let relative = work::fraction(least, c.work);
+        (c.work == 0 || relative > self.max_relative).then(|| {
+            format!(
+                "runtime cost: likely hot (estimated from the code: the module has no profile), and a thunk would make it about {:.2}% slower, more than {:.2}%",
+                relative * 100.0,
+                self.max_relative * 100.0
+            )
+        })
+    }
+
     fn record(&self) -> ProfileRecord {
         ProfileRecord {
             estimated: self.estimated,

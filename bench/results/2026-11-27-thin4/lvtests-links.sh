@@ -1,0 +1,32 @@
+#!/bin/sh
+# Links the LevelDB test binary (lvtests-build.sh OUTDIR) in the ways `fmbench thinlto` does,
+# each with --icf=all, and prints `.text`. Usage: lvtests-links.sh OUTDIR FMERGE_BIN_DIR [TAG]
+#   thinlto    plain ThinLTO
+#   permodule  the plugin in every backend (default options)
+#   tworound   round 1 (-fmerge-summary-dir), fmerge combine, round 2 (-fmerge-global-info)
+#   gmf        LLVM 22 GlobalMergeFunc with two codegen rounds
+# EXTRA (environment) is added to every FMERGE_PLUGIN_OPTIONS (e.g. -fmerge-estimate=false).
+set -e
+OUT=$(realpath "$1"); BIN=$(realpath "$2"); TAG=${3:-}
+PLUGIN=$BIN/libfmerge_plugin.so
+cd "$OUT"
+OBJS=$(cat objs.txt)
+link() { # name, plugin options (or "-" for no plugin), extra link flags...
+  n=$1; env=$2; shift 2
+  if [ "$env" = "-" ]; then
+    clang++-22 -Os -flto=thin -fuse-ld=lld -Wl,--icf=all "$@" $OBJS -lpthread -o "$n"
+  else
+    FMERGE_PLUGIN_OPTIONS="$env $EXTRA" clang++-22 -Os -flto=thin -fuse-ld=lld -Wl,--icf=all \
+      -Wl,--load-pass-plugin="$PLUGIN" "$@" $OBJS -lpthread -o "$n"
+  fi
+  echo "$n: .text $(llvm-size-22 -A "$n" | awk '$1==".text"{print $2}')"
+}
+[ -f thinlto-icf ] || link thinlto-icf -
+[ -f gmf-icf ] || link gmf-icf - -Wl,-mllvm,-enable-global-merge-func=true -Wl,-mllvm,-codegen-data-thinlto-two-rounds
+link permodule$TAG-icf ""
+rm -rf sums$TAG && mkdir sums$TAG
+link round1$TAG-icf "-fmerge-summary-dir=$OUT/sums$TAG"
+"$BIN/fmerge" combine sums$TAG -q -o merge$TAG.fmi
+link tworound$TAG-icf "-fmerge-verbose -fmerge-global-info=$OUT/merge$TAG.fmi" 2> tworound$TAG.log
+grep -c "became thunks" tworound$TAG.log || true
+awk -F'applied: ' '/applied/{split($2,a," "); s+=a[1]; split($2,b,", "); split(b[2],c," "); r+=c[1]} END{print "round 2: " s " thunks, " r " left out for run-time cost"}' tworound$TAG.log
