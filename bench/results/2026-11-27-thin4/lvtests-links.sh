@@ -5,7 +5,8 @@
 #   permodule  the plugin in every backend (default options)
 #   tworound   round 1 (-fmerge-summary-dir), fmerge combine, round 2 (-fmerge-global-info)
 #   gmf        LLVM 22 GlobalMergeFunc with two codegen rounds
-# EXTRA (environment) is added to every FMERGE_PLUGIN_OPTIONS (e.g. -fmerge-estimate=false).
+# EXTRA (environment) is added to every FMERGE_PLUGIN_OPTIONS (e.g. -fmerge-estimate=false),
+# LDEXTRA to every link's flags (e.g. -Wl,--gc-sections).
 set -e
 OUT=$(realpath "$1"); BIN=$(realpath "$2"); TAG=${3:-}
 PLUGIN=$BIN/libfmerge_plugin.so
@@ -14,15 +15,15 @@ OBJS=$(cat objs.txt)
 link() { # name, plugin options (or "-" for no plugin), extra link flags...
   n=$1; env=$2; shift 2
   if [ "$env" = "-" ]; then
-    clang++-22 -Os -flto=thin -fuse-ld=lld -Wl,--icf=all "$@" $OBJS -lpthread -o "$n"
+    clang++-22 -Os -flto=thin -fuse-ld=lld -Wl,--icf=all $LDEXTRA "$@" $OBJS -lpthread -o "$n"
   else
-    FMERGE_PLUGIN_OPTIONS="$env $EXTRA" clang++-22 -Os -flto=thin -fuse-ld=lld -Wl,--icf=all \
+    FMERGE_PLUGIN_OPTIONS="$env $EXTRA" clang++-22 -Os -flto=thin -fuse-ld=lld -Wl,--icf=all $LDEXTRA \
       -Wl,--load-pass-plugin="$PLUGIN" "$@" $OBJS -lpthread -o "$n"
   fi
   echo "$n: .text $(llvm-size-22 -A "$n" | awk '$1==".text"{print $2}')"
 }
-[ -f thinlto-icf ] || link thinlto-icf -
-[ -f gmf-icf ] || link gmf-icf - -Wl,-mllvm,-enable-global-merge-func=true -Wl,-mllvm,-codegen-data-thinlto-two-rounds
+[ -f thinlto$TAG-icf ] || link thinlto$TAG-icf -
+[ -f gmf$TAG-icf ] || link gmf$TAG-icf - -Wl,-mllvm,-enable-global-merge-func=true -Wl,-mllvm,-codegen-data-thinlto-two-rounds
 link permodule$TAG-icf ""
 rm -rf sums$TAG && mkdir sums$TAG
 link round1$TAG-icf "-fmerge-summary-dir=$OUT/sums$TAG"
