@@ -24,6 +24,12 @@
 //! Both steps run after the module's own merging, on the module as that leaves it (as `fmerge
 //! opt` runs before `summarize` and `apply`), so both rounds see the same module.
 //!
+//! Both rounds keep the plugin's run-time rule (see [`pricing`]): round 2 prices what it
+//! applies as the module's own merging prices its merges (the module's profile, or counts
+//! estimated from the code, and the slowdown budget that merging left), and round 1 leaves out
+//! of the summary the functions round 2 would refuse whatever the group, so that no module
+//! counts on sharing a copy with them.
+//!
 //! Inside a compiler or linker nothing here may stop the host: an unreadable information file
 //! or a missing summary directory is reported once per process, and the module is then left
 //! unchanged (checked before anything is merged); a summary that cannot be written is reported
