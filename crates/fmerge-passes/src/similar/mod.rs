@@ -373,6 +373,26 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             self.memo.rejected.insert(key);
             return false;
         }
+        // The work the body adds is known from the alignment alone. Without a profile, a
+        // likely-hot member refuses it whatever the call sites add (the refusal only grows with
+        // the work), so such a pair is dropped before its body is built: building and pricing
+        // it cost time and, until the round's sweep, memory (on zstd, most of the bodies
+        // built).
+        let (ca, cb) = (self.run.ledger.counts(&names.0), self.run.ledger.counts(&names.1));
+        let body_work = work::similar_body_work(
+            &self.lowered.funcs[a],
+            &self.lowered.funcs[b],
+            &align,
+            ca.blocks(),
+            cb.blocks(),
+        );
+        if let Some(why) =
+            self.run.ledger.hot_refusal(body_work, &[names.0.clone(), names.1.clone()])
+        {
+            self.run.ledger.over_budget += 1;
+            self.left_out(why, names);
+            return false;
+        }
         self.walk(a);
         self.walk(b);
         let (fa, fb) = (&self.lowered.funcs[a], &self.lowered.funcs[b]);
@@ -428,15 +448,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         };
         p.shapes = Some((self.shape(a) + self.shape(b), code_shape(body)));
         let ratio = align.stats.ratio();
-        let (ca, cb) = (self.run.ledger.counts(&names.0), self.run.ledger.counts(&names.1));
-        let added = work::similar_body_work(
-            &self.lowered.funcs[a],
-            &self.lowered.funcs[b],
-            &align,
-            ca.blocks(),
-            cb.blocks(),
-        )
-        .saturating_add(p.call_work(&[ca.entry(), cb.entry()]));
+        let added = body_work.saturating_add(p.call_work(&[ca.entry(), cb.entry()]));
         let price = WorkPrice { added, ran: ca.ran() || cb.ran() };
         match margins.judge(p.before_units, p.estimated_saving()) {
             Verdict::Reject => {
@@ -498,12 +510,17 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 
     /// A merge whose added work does not fit in what is left of the slowdown budget.
     fn over_budget(&mut self, p: Proposal<'m>, why: String, names: (String, String)) {
+        self.module.defer_erase(p.body);
+        self.left_out(why, names);
+    }
+
+    /// Reports a pair left out for the run time it would add, and does not try it again.
+    fn left_out(&mut self, why: String, names: (String, String)) {
         self.run.report.skipped.push(Skipped {
             stage: STAGE,
             function: format!("{} + {}", names.0, names.1),
             reason: why,
         });
-        self.module.defer_erase(p.body);
         self.memo.rejected.insert(pair_key(&names));
     }
 
