@@ -174,3 +174,23 @@ fn module_asm_that_does_not_assemble_is_a_clear_error() {
         }
     }
 }
+
+/// A merge that rewrote a function's call sites and queued it for erasure, then a body built
+/// earlier (another class of the constants stage) that refers to it: the function used to
+/// stay alive with its whole body, and the next round merged it a second time (zstd's
+/// Huffman decoders: a second 5.6 KB copy). Now it stays as a thunk, and no function is the
+/// original of two merges.
+#[test]
+fn a_function_whose_call_sites_were_rewritten_is_not_merged_again() {
+    let input = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/regressions/rewritten_member_kept_alive.ll");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.bc");
+    let report = opt_with_report(&input, &out, &["--no-estimate"]);
+    let names = merged_names(&report);
+    assert!(names.contains(&"f1".to_string()), "f1 and f2 should merge: {names:?}");
+    let mut seen = std::collections::BTreeSet::new();
+    for n in &names {
+        assert!(seen.insert(n), "{n} is the original of two merges: {report}");
+    }
+}

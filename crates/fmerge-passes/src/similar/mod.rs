@@ -171,6 +171,9 @@ struct Round<'a, 'm, 'c, 's> {
     worklist: Worklist,
     pending: Vec<Pending<'m>>,
     merges: usize,
+    /// The pairs of `memo.rejected` among this round's functions, by index: the search asks
+    /// about every LSH candidate, and names would cost two string copies per question.
+    rejected: HashSet<(u32, u32)>,
 }
 
 impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
@@ -201,10 +204,21 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             worklist: Worklist::new(std::iter::empty()),
             pending: Vec::new(),
             merges: 0,
+            rejected: HashSet::new(),
         };
+        let by_name: HashMap<&str, usize> =
+            round.lowered.funcs.iter().enumerate().map(|(k, f)| (f.name.as_str(), k)).collect();
+        let known = round.memo.rejected.iter().filter_map(|(x, y)| {
+            Some(index_pair(*by_name.get(x.as_str())?, *by_name.get(y.as_str())?))
+        });
+        let rejected = known.collect();
+        round.rejected = rejected;
         let eligible: Vec<usize> = (0..n).filter(|&k| round.eligible(k)).collect();
         round.search = Search::new(opts.search, eligible.len());
         round.search.insert_many(round.lowered.tables(), &round.lowered.funcs, &eligible);
+        // The signatures' shingles were made and dropped on every core, each in its own
+        // allocator arena: hand that back before the round builds bodies and compiles them.
+        fmerge_llvm::memory::release_freed_memory(module.embedding());
         let retry = round.memo.retry.take();
         round.worklist = Worklist::new(
             eligible
@@ -315,8 +329,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             if !self.live[a] {
                 continue;
             }
-            let (live, funcs, rejected) = (&self.live, &self.lowered.funcs, &self.memo.rejected);
-            let tried = |k: usize| rejected.contains(&pair_key_of(&funcs[a].name, &funcs[k].name));
+            let (live, rejected) = (&self.live, &self.rejected);
+            let tried = |k: usize| rejected.contains(&index_pair(a, k));
             let t = Instant::now();
             // Partners already rejected do not take the places of untried ones.
             let partners = self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| {
@@ -370,7 +384,27 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         );
         self.stats.add_time("align", t);
         if align.stats.ratio() < MIN_ALIGNMENT || !self.predicted_to_pay(a, b, &align) {
-            self.memo.rejected.insert(key);
+            self.remember_rejected(key);
+            return false;
+        }
+        // The work the body adds is known from the alignment alone. Without a profile, a
+        // likely-hot member refuses it whatever the call sites add (the refusal only grows with
+        // the work), so such a pair is dropped before its body is built: building and pricing
+        // it cost time and, until the round's sweep, memory (on zstd, most of the bodies
+        // built).
+        let (ca, cb) = (self.run.ledger.counts(&names.0), self.run.ledger.counts(&names.1));
+        let body_work = work::similar_body_work(
+            &self.lowered.funcs[a],
+            &self.lowered.funcs[b],
+            &align,
+            ca.blocks(),
+            cb.blocks(),
+        );
+        if let Some(why) =
+            self.run.ledger.hot_refusal(body_work, &[names.0.clone(), names.1.clone()])
+        {
+            self.run.ledger.over_budget += 1;
+            self.left_out(why, names);
             return false;
         }
         self.walk(a);
@@ -399,7 +433,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                     function: format!("{} + {}", names.0, names.1),
                     reason: format!("merge abandoned: {why}"),
                 });
-                self.memo.rejected.insert(key);
+                self.remember_rejected(key);
                 return false;
             }
         };
@@ -423,20 +457,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.stats.add_time("price", t);
         let Some(mut p) = planned else {
             self.module.defer_erase(body);
-            self.memo.rejected.insert(key);
+            self.remember_rejected(key);
             return false;
         };
         p.shapes = Some((self.shape(a) + self.shape(b), code_shape(body)));
         let ratio = align.stats.ratio();
-        let (ca, cb) = (self.run.ledger.counts(&names.0), self.run.ledger.counts(&names.1));
-        let added = work::similar_body_work(
-            &self.lowered.funcs[a],
-            &self.lowered.funcs[b],
-            &align,
-            ca.blocks(),
-            cb.blocks(),
-        )
-        .saturating_add(p.call_work(&[ca.entry(), cb.entry()]));
+        let added = body_work.saturating_add(p.call_work(&[ca.entry(), cb.entry()]));
         let price = WorkPrice { added, ran: ca.ran() || cb.ran() };
         match margins.judge(p.before_units, p.estimated_saving()) {
             Verdict::Reject => {
@@ -469,6 +495,15 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         }
     }
 
+    /// Remembers a pair (by name) that failed or did not pay, so it is not tried again.
+    fn remember_rejected(&mut self, key: (String, String)) {
+        let index = |name: &str| self.module.function(name).and_then(|f| self.index_of.get(&f));
+        if let (Some(&a), Some(&b)) = (index(&key.0), index(&key.1)) {
+            self.rejected.insert(index_pair(a, b));
+        }
+        self.memo.rejected.insert(key);
+    }
+
     /// Whether the alignment predicts a merged body that saves something (with the margin of
     /// TTI's own error: pairs predicted to lose less than that are still built and priced).
     fn predicted_to_pay(&mut self, a: usize, b: usize, align: &FunctionAlignment) -> bool {
@@ -493,18 +528,23 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             measured_saving: measured,
         });
         self.module.defer_erase(p.body);
-        self.memo.rejected.insert(pair_key(&names));
+        self.remember_rejected(pair_key(&names));
     }
 
     /// A merge whose added work does not fit in what is left of the slowdown budget.
     fn over_budget(&mut self, p: Proposal<'m>, why: String, names: (String, String)) {
+        self.module.defer_erase(p.body);
+        self.left_out(why, names);
+    }
+
+    /// Reports a pair left out for the run time it would add, and does not try it again.
+    fn left_out(&mut self, why: String, names: (String, String)) {
         self.run.report.skipped.push(Skipped {
             stage: STAGE,
             function: format!("{} + {}", names.0, names.1),
             reason: why,
         });
-        self.module.defer_erase(p.body);
-        self.memo.rejected.insert(pair_key(&names));
+        self.remember_rejected(pair_key(&names));
     }
 
     /// Makes a merge real, and feeds its body back into the search (unless the run's gate
@@ -523,7 +563,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         if !self.run.admit(&originals) {
             self.run.ledger.budget.spent -= price.added;
             self.module.defer_erase(p.body);
-            self.memo.rejected.insert(pair_key_of(&originals[0], &originals[1]));
+            self.remember_rejected(pair_key_of(&originals[0], &originals[1]));
             return;
         }
         let (counts, work) = if price.ran {
@@ -599,6 +639,10 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             return;
         }
         let pending = std::mem::take(&mut self.pending);
+        // Compiling the batch allocates on other threads: what was freed since the last batch
+        // goes back first, so that it does not stay resident under the compiles (fd: 11 MB
+        // less at the peak).
+        fmerge_llvm::memory::release_freed_memory(self.module.embedding());
         let proposals: Vec<Proposal<'m>> = pending.iter().map(|p| p.proposal.clone()).collect();
         let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
         let t = Instant::now();
@@ -716,6 +760,11 @@ impl Search {
 /// A pair of names in a fixed order, so a rejection holds both ways round.
 fn pair_key(names: &(String, String)) -> (String, String) {
     pair_key_of(&names.0, &names.1)
+}
+
+/// Two function indices in a fixed order (see [`pair_key`]).
+fn index_pair(a: usize, b: usize) -> (u32, u32) {
+    (a.min(b) as u32, a.max(b) as u32)
 }
 
 /// [`pair_key`] of two names.
