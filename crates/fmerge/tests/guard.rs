@@ -133,29 +133,25 @@ fn a_merge_whose_body_calls_a_losing_body_is_undone_with_it_in_place() {
             .collect()
     };
 
-    // Unguarded: the readDTableX2 pair merges with its call sites rewritten, and the two
-    // callers merge into a body that calls the pair's body.
+    // Unguarded: the codepoint/utflen pair merges with its call sites rewritten, and the two
+    // callers merge in the next round into a body that calls the pair's body.
     let unguarded = dir.path().join("unguarded.bc");
     let r = opt_with_report(
         &input,
         &unguarded,
-        &["--no-measure", "--measure-budget", "0", "--no-estimate"],
+        &["--no-measure", "--profit", "estimate", "--no-estimate"],
     );
     let all = merges(&r);
     let has = |body: &str| all.iter().any(|(b, _)| b == body);
-    assert!(
-        has("HUFv05_readDTableX2.fmerged") && has("HUFv05_decompress1X2.fmerged"),
-        "the test lost its case: {all:?}"
-    );
+    assert!(has("codepoint.fmerged") && has("c1.fmerged"), "the test lost its case: {all:?}");
 
-    // Guarded, with every merge decided on its estimate (`--measure-budget 0`: a module this
-    // small is otherwise priced by compiling every candidate, and the losing merge is never
-    // made): the readDTableX2 merges lose, and the call in the merged decompress1X2 body
-    // (a select between the two callers' constants) can only go with that merge: both are
-    // undone in place, no re-run of the stages.
+    // Guarded, with every merge decided on its estimate (`--profit estimate`: the pair commits
+    // at once, so its callers are merged after it): the codepoint/utflen merge loses, and the
+    // call in the merged c1/c2 body (an argument chosen by that body's function id) can only
+    // go with that merge: both are undone in place, no re-run of the stages.
     let out = dir.path().join("guarded.bc");
-    let r =
-        opt_with_report(&input, &out, &["--measure-budget", "0", "--no-estimate", "--jobs", "1"]);
+    let args = ["--profit", "estimate", "--no-estimate", "--jobs", "1"];
+    let r = opt_with_report(&input, &out, &args);
     let guard = &r["guard"];
     assert_eq!(guard["reruns"], 0, "{guard}");
     assert_eq!(guard["undone_in_place"], 1, "{guard}");
@@ -165,15 +161,15 @@ fn a_merge_whose_body_calls_a_losing_body_is_undone_with_it_in_place() {
     assert!(vetoed[0]["bytes_after"].as_u64() > vetoed[0]["bytes_before"].as_u64());
     let kept = merges(&r);
     assert!(
-        kept.iter().all(|(_, o)| !o.iter().any(|f| f.contains("readDTableX2"))),
-        "the losing merges are gone: {kept:?}"
+        kept.iter().all(|(_, o)| !o.iter().any(|f| f == "codepoint" || f == "utflen")),
+        "the losing merge is gone: {kept:?}"
     );
     let dis = std::process::Command::new("llvm-dis-22").arg(&out).arg("-o").arg("-").output();
     let text = String::from_utf8(dis.unwrap().stdout).unwrap();
-    for f in ["HUFv05_readDTableX2", "HUFv06_readDTableX2"] {
-        assert!(text.contains(&format!("define internal fastcc i64 @{f}(")), "{f} is back");
+    for f in ["codepoint", "utflen"] {
+        assert!(text.contains(&format!("@{f}(ptr noundef %0)")), "{f} is back");
     }
-    assert!(!text.contains("readDTableX2.fmerged"), "the losing bodies are gone");
+    assert!(!text.contains("codepoint.fmerged"), "the losing body is gone");
     assert!(text_bytes(&out) <= before);
 
     // The same output whatever the thread count.
@@ -182,7 +178,7 @@ fn a_merge_whose_body_calls_a_losing_body_is_undone_with_it_in_place() {
         fmerge()
             .arg("opt")
             .arg(&input)
-            .args(["--measure-budget", "0", "--no-estimate", "-q", "--jobs", "2"])
+            .args(["--profit", "estimate", "--no-estimate", "-q", "--jobs", "2"])
             .arg("-o")
             .arg(&out2),
     );
