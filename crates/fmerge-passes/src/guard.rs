@@ -18,6 +18,13 @@
 //! rewritten, padding between functions) is not attributed; the whole-module comparison in
 //! [`run`] catches what that misses.
 //!
+//! **What is not measured.** When the target puts every function in a section of its own
+//! (the plugin in lld, which generates a link's code so), a function's size does not depend
+//! on what it is compiled with. The guard then leaves out the units that cannot lose
+//! (`unclear`): erased identical copies, and merges estimated to save `CLEAR_SAVING` bytes
+//! or more. Without sections, leaving them out would regroup the rest, and a tail call to a
+//! neighbour assembled as a short jump could move another unit's numbers by a few bytes.
+//!
 //! **Data flow.** The guard sees a run of the stages only through [`Merges`] (the functions
 //! each committed merge touched) and hands back a [`GuardRecord`]; the report holds that record
 //! and is assembled after the guard is done (`crate::pipeline`).
