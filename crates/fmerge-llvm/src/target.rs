@@ -145,6 +145,9 @@ pub struct Target {
     /// Whose process this is: the contexts that measure code on other threads are made with
     /// it ([`measure_bitcode_as_made`]).
     embedding: Embedding,
+    /// Every function in a section of its own ([`Target::set_function_sections`]; copies
+    /// for other threads too).
+    function_sections: bool,
 }
 
 impl Target {
@@ -182,7 +185,13 @@ impl Target {
                 CodeModel::Default,
             )
             .ok_or_else(|| unknown("LLVM could not create a target machine".into()))?;
-        Ok(Target { triple: triple.to_string(), machine, reloc, embedding })
+        Ok(Target {
+            triple: triple.to_string(),
+            machine,
+            reloc,
+            embedding,
+            function_sections: false,
+        })
     }
 
     /// The target for a module: `explicit` if given, else the module's triple, else the host.
@@ -225,10 +234,21 @@ impl Target {
     }
 
     /// Puts every function in a section of its own (`-ffunction-sections`): the linker's
-    /// identical code folding works on sections.
+    /// identical code folding works on sections, and lld generates the code of an LTO link
+    /// so. A function's size then does not depend on what else the object holds: a branch
+    /// or tail call to another function is never relaxed to a short jump because its target
+    /// happened to be laid out nearby.
     pub fn set_function_sections(&mut self, on: bool) {
+        self.function_sections = on;
         // SAFETY: a live target machine owned by `self` (exclusive borrow).
         unsafe { crate::ffi::fm_set_function_sections(self.raw(), i32::from(on)) }
+    }
+
+    /// Whether every function gets a section of its own ([`Target::set_function_sections`]):
+    /// then each function's measured size is the same whichever functions it is compiled
+    /// with.
+    pub fn function_sections(&self) -> bool {
+        self.function_sections
     }
 
     pub fn triple(&self) -> &str {
@@ -361,11 +381,13 @@ pub fn measure_bitcode_as_made(
     modules: impl IntoIterator<Item = Result<Vec<u8>>>,
 ) -> Vec<Result<SizeReport>> {
     use std::sync::{Condvar, Mutex};
-    // Every thread makes its own target machine like `target` (same triple and relocation
-    // model: position-independent code is measurably larger around global addresses), and
+    // Every thread makes its own target machine like `target` (same triple, relocation model
+    // and function sections: position-independent code is measurably larger around global
+    // addresses, and a function's size can depend on its neighbours without sections), and
     // its own context in the same process (`target.embedding`: inside a plugin's host, no
     // context installs fmerge's fatal-error handler).
     let (triple, reloc, embedding) = (target.triple.as_str(), target.reloc, target.embedding);
+    let sections = target.function_sections;
     /// Bitcode waiting to be compiled, and whether more may come.
     struct Queue {
         waiting: std::collections::VecDeque<(usize, Vec<u8>)>,
@@ -397,7 +419,11 @@ pub fn measure_bitcode_as_made(
                 }
             };
             let (llvm, target) = compiler.get_or_insert_with(|| {
-                (Llvm::with_embedding(embedding), Target::with_reloc(triple, reloc, embedding))
+                let mut target = Target::with_reloc(triple, reloc, embedding);
+                if let Ok(t) = &mut target {
+                    t.set_function_sections(sections);
+                }
+                (Llvm::with_embedding(embedding), target)
             });
             store(k, measure_bitcode_in(llvm, target, &bitcode));
         }

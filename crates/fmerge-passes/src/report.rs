@@ -217,6 +217,7 @@ impl MergeRecord {
     pub fn footprint(&self) -> Footprint<'_> {
         Footprint {
             seq: self.seq,
+            estimated_saving: self.estimated_saving,
             originals: &self.originals,
             body: &self.body,
             members: self.members.iter().map(|m| m.name.as_str()).collect(),

@@ -491,6 +491,7 @@ mod tests {
     fn merge<'a>(seq: usize, originals: &'a [String], body: &'a str) -> Footprint<'a> {
         Footprint {
             seq,
+            estimated_saving: 0,
             originals,
             body,
             members: originals.iter().map(String::as_str).collect(),
