@@ -420,8 +420,13 @@ pub fn measure_bitcode_as_made(
             };
             let (llvm, target) = compiler.get_or_insert_with(|| {
                 let mut target = Target::with_reloc(triple, reloc, embedding);
-                if let Ok(t) = &mut target {
-                    t.set_function_sections(sections);
+                // Only ever turned on: some targets have sections by default, and WebAssembly
+                // cannot generate code without them (LLVM stops: "section already has a
+                // defining function").
+                if let Ok(t) = &mut target
+                    && sections
+                {
+                    t.set_function_sections(true);
                 }
                 (Llvm::with_embedding(embedding), target)
             });
