@@ -617,13 +617,7 @@ pub fn apply_with(
             let why = ledger.refusal(added, saving).or_else(|| ledger.hot_refusal(added, &names));
             match why {
                 Some(why) => {
-                    ledger.over_budget += 1;
-                    stats.rejected_unprofitable += js.len();
-                    report.skipped.push(Skipped {
-                        stage: STAGE,
-                        function: names.join(" + "),
-                        reason: why,
-                    });
+                    refuse_for_run_time(&mut ledger, &mut stats, &mut report, STAGE, &names, why);
                     for &j in js {
                         refused[j] = true;
                     }
@@ -840,13 +834,7 @@ fn apply_similar(
         for (g, members) in ready {
             let names: Vec<String> = members.iter().map(|m| m.0.clone()).collect();
             if let Some(why) = similar_refusal(module, ledger, info, g, &members) {
-                ledger.over_budget += 1;
-                stats.rejected_unprofitable += members.len();
-                report.skipped.push(Skipped {
-                    stage: SIMILAR_STAGE,
-                    function: names.join(" + "),
-                    reason: why,
-                });
+                refuse_for_run_time(ledger, stats, report, SIMILAR_STAGE, &names, why);
                 continue;
             }
             for (name, key, locals) in members {
@@ -912,6 +900,21 @@ fn apply_similar(
 }
 
 const SIMILAR_STAGE: &str = "global-similar";
+
+/// Records this module's members `names` of a group refused for the run time they would
+/// add (`why`): counted as the budget's refusal and as rejected, and reported as skipped.
+fn refuse_for_run_time(
+    ledger: &mut Ledger,
+    stats: &mut StageStats,
+    report: &mut Report,
+    stage: &'static str,
+    names: &[String],
+    why: String,
+) {
+    ledger.over_budget += 1;
+    stats.rejected_unprofitable += names.len();
+    report.skipped.push(Skipped { stage, function: names.join(" + "), reason: why });
+}
 
 /// Why this module's `members` of similar group `g` (name, key, the module-local symbols
 /// their thunks pass) must not become thunks of its merged body, by the run-time price (see
