@@ -20,6 +20,23 @@
 //!   what its callers inside the component pass on with those counts, so recursion raises
 //!   counts without running away.
 //!
+//! **Code that runs about once per run.** Counts alone cannot tell a module whose code is
+//! all about equally cold from one with hot loops: a test program's functions each run
+//! about once (every test once, each helper from a few places), its estimated profile is
+//! flat, and a cut at the top 99.9% of counts then takes nearly every block. What an
+//! estimate does know is where repetition comes from: a loop (a cycle of a function's
+//! control flow graph, [`cyclic_blocks`]), recursion (a cycle of the call graph, through
+//! function pointers too), or a call from either ([`repeated`]). Code reached from none of
+//! them runs at most as many times as there are call paths to it through straight-line
+//! code: the instructions it executes are bounded by the size of the program, not by its
+//! input, and are never a measurable share of a run that loops anywhere. The pricing
+//! (`fmerge_passes`' `pricing`) therefore calls a block likely hot only if it is both among
+//! the top counts and repeated: in a loop of its function, or in a function that is.
+//! Like the counts, this takes calls from outside the module as one per run: a function
+//! called from a loop in another module, or by a library's loop through a pointer (a
+//! `qsort` comparator), looks like code that runs once, unless a loop of its own, or one
+//! in the module that reaches it, says otherwise.
+//!
 //! Counts are `f64` (frequencies multiply along call chains: a loop nest three deep in a
 //! function called from another loop runs about 32⁴ times per outer call) and capped at
 //! [`MAX_COUNT`], so that the `u64` counts the pricing uses never overflow.
@@ -49,6 +66,9 @@ pub struct CallGraph {
     pub nodes: Vec<Node>,
     /// (caller, callee, calls per call of the caller).
     pub edges: Vec<(u32, u32, f64)>,
+    /// (caller, callee) of the calls made from a block inside a loop of the caller
+    /// ([`CallGraph::call_in_loop`]); each is in `edges` too.
+    pub loop_calls: Vec<(u32, u32)>,
 }
 
 impl CallGraph {
@@ -66,6 +86,15 @@ impl CallGraph {
         }
     }
 
+    /// [`CallGraph::call`] from a block inside a loop of `caller` (a cycle of its control flow
+    /// graph): the callee runs repeatedly whenever the caller runs ([`repeated`]).
+    pub fn call_in_loop(&mut self, caller: u32, callee: u32, per_call: f64) {
+        if per_call.is_finite() && per_call > 0.0 {
+            self.edges.push((caller, callee, per_call));
+            self.loop_calls.push((caller, callee));
+        }
+    }
+
     /// Adds the node through which indirect calls reach `targets` (each receives an equal share
     /// of the calls the node receives) and returns it; callers then [`CallGraph::call`] it.
     pub fn indirect(&mut self, targets: &[u32]) -> u32 {
@@ -80,14 +109,10 @@ impl CallGraph {
 
 /// Each node's estimated calls per run (see the module documentation), in node order.
 pub fn entry_counts(graph: &CallGraph) -> Vec<f64> {
-    let n = graph.nodes.len();
-    let mut out_edges: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
-    for &(a, b, w) in &graph.edges {
-        if (a as usize) < n && (b as usize) < n {
-            out_edges[a as usize].push((b, w));
-        }
-    }
-    let (comp, comps) = components(&out_edges);
+    let out_edges = out_edges(graph);
+    let targets: Vec<Vec<u32>> =
+        out_edges.iter().map(|e| e.iter().map(|&(w, _)| w).collect()).collect();
+    let (comp, comps) = components(&targets);
     // Tarjan numbers components so that a component's callees come first: go backwards.
     let mut counts: Vec<f64> = graph.nodes.iter().map(|v| clamp(v.outside)).collect();
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); comps];
@@ -119,13 +144,79 @@ pub fn entry_counts(graph: &CallGraph) -> Vec<f64> {
     counts
 }
 
+/// Each node's calls: (callee, calls per call), edges to nodes that do not exist left out.
+fn out_edges(graph: &CallGraph) -> Vec<Vec<(u32, f64)>> {
+    let n = graph.nodes.len();
+    let mut out: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
+    for &(a, b, w) in &graph.edges {
+        if (a as usize) < n && (b as usize) < n {
+            out[a as usize].push((b, w));
+        }
+    }
+    out
+}
+
+/// Which nodes may run repeatedly per call from outside: those called from a loop
+/// ([`CallGraph::loop_calls`]), those on a cycle of the call graph (recursion, through
+/// indirect-call nodes too), and everything they call, directly or not. The others run at
+/// most once per call path from outside through straight-line code (see the module
+/// documentation).
+pub fn repeated(graph: &CallGraph) -> Vec<bool> {
+    let n = graph.nodes.len();
+    let out = out_edges(graph);
+    let targets: Vec<Vec<u32>> = out.iter().map(|e| e.iter().map(|&(w, _)| w).collect()).collect();
+    let (comp, comps) = components(&targets);
+    let mut size = vec![0usize; comps];
+    for &c in &comp {
+        size[c as usize] += 1;
+    }
+    let mut seen = vec![false; n];
+    let mut stack: Vec<u32> = Vec::new();
+    let seed = |v: u32, seen: &mut Vec<bool>, stack: &mut Vec<u32>| {
+        if (v as usize) < n && !seen[v as usize] {
+            seen[v as usize] = true;
+            stack.push(v);
+        }
+    };
+    for &(_, callee) in &graph.loop_calls {
+        seed(callee, &mut seen, &mut stack);
+    }
+    for (v, t) in targets.iter().enumerate() {
+        if size[comp[v] as usize] > 1 || t.contains(&(v as u32)) {
+            seed(v as u32, &mut seen, &mut stack);
+        }
+    }
+    while let Some(v) = stack.pop() {
+        for &w in &targets[v as usize] {
+            seed(w, &mut seen, &mut stack);
+        }
+    }
+    seen
+}
+
+/// Which blocks of a function lie on a cycle of its control flow graph (`successors[b]`:
+/// the blocks `b` may branch to), that is inside a loop, reducible or not.
+pub fn cyclic_blocks(successors: &[Vec<u32>]) -> Vec<bool> {
+    let n = successors.len();
+    let targets: Vec<Vec<u32>> = successors
+        .iter()
+        .map(|s| s.iter().copied().filter(|&t| (t as usize) < n).collect())
+        .collect();
+    let (comp, comps) = components(&targets);
+    let mut size = vec![0usize; comps];
+    for &c in &comp {
+        size[c as usize] += 1;
+    }
+    (0..n).map(|b| size[comp[b] as usize] > 1 || targets[b].contains(&(b as u32))).collect()
+}
+
 fn clamp(x: f64) -> f64 {
     if x.is_nan() { 0.0 } else { x.clamp(0.0, MAX_COUNT) }
 }
 
 /// Strongly connected components (Tarjan, iterative): each node's component, numbered so that
 /// every edge goes to a component with the same or a smaller number, and how many there are.
-fn components(out_edges: &[Vec<(u32, f64)>]) -> (Vec<u32>, usize) {
+fn components(out_edges: &[Vec<u32>]) -> (Vec<u32>, usize) {
     const NONE: u32 = u32::MAX;
     let n = out_edges.len();
     let mut index = vec![NONE; n];
@@ -151,7 +242,7 @@ fn components(out_edges: &[Vec<(u32, f64)>]) -> (Vec<u32>, usize) {
                 stack.push(v);
                 on_stack[vi] = true;
             }
-            if let Some(&(w, _)) = out_edges[vi].get(*pos) {
+            if let Some(&w) = out_edges[vi].get(*pos) {
                 *pos += 1;
                 let wi = w as usize;
                 if index[wi] == NONE {
@@ -267,6 +358,48 @@ mod tests {
     }
 
     #[test]
+    fn only_loops_recursion_and_what_they_call_repeat() {
+        // main calls setup and report once, and step from a loop; step calls helper; report
+        // calls through a pointer (a node of its own) to cb; walk recurses.
+        let mut g = CallGraph::default();
+        let main = g.add(1.0);
+        let (setup, report, step, helper, cb, walk, leaf) =
+            (g.add(0.0), g.add(0.0), g.add(0.0), g.add(0.0), g.add(1.0), g.add(0.0), g.add(0.0));
+        g.call(main, setup, 1.0);
+        g.call(main, report, 1.0);
+        g.call_in_loop(main, step, 32.0);
+        g.call(step, helper, 1.0);
+        let node = g.indirect(&[cb]);
+        g.call(report, node, 1.0);
+        g.call(setup, walk, 1.0);
+        g.call(walk, walk, 2.0);
+        g.call(walk, leaf, 1.0);
+        let r = repeated(&g);
+        let names = ["main", "setup", "report", "step", "helper", "cb", "walk", "leaf", "node"];
+        let got: Vec<&str> = names.iter().zip(&r).filter(|(_, r)| **r).map(|(n, _)| *n).collect();
+        assert_eq!(got, ["step", "helper", "walk", "leaf"]);
+        // The same call through a pointer from a loop repeats every function of the node.
+        g.call_in_loop(setup, node, 4.0);
+        assert!(repeated(&g)[cb as usize]);
+        // A loop call of frequency 0 (never runs) is no call.
+        let mut g = CallGraph::default();
+        let (a, b) = (g.add(1.0), g.add(0.0));
+        g.call_in_loop(a, b, 0.0);
+        assert_eq!(repeated(&g), vec![false, false]);
+        assert!(g.edges.is_empty() && g.loop_calls.is_empty());
+    }
+
+    #[test]
+    fn blocks_on_a_cycle_of_the_flow_graph_are_in_a_loop() {
+        // 0 -> 1 -> 2 -> 1 (a loop of 1 and 2), 2 -> 3, 3 -> 3 (a block looping on itself),
+        // 3 -> 4; a successor out of range is ignored.
+        let succ = vec![vec![1], vec![2], vec![1, 3], vec![3, 4, 99], vec![]];
+        assert_eq!(cyclic_blocks(&succ), vec![false, true, true, true, false]);
+        assert_eq!(cyclic_blocks(&[vec![], vec![]]), vec![false, false]);
+        assert!(cyclic_blocks(&[]).is_empty());
+    }
+
+    #[test]
     fn the_hot_threshold_is_the_smallest_count_of_the_top_share() {
         // 90 + 9 + 1 = 100: the top 90% is the 90 alone, the top 99% needs the 9.
         assert_eq!(hot_threshold([1, 90, 9, 0], 900_000), 90);
@@ -296,7 +429,7 @@ mod tests {
                 prop_assert!(x.is_finite() && x >= outside[v] && x <= MAX_COUNT);
             }
             // Keep only edges that go forward: a DAG, where counts are the exact flow.
-            let mut dag = CallGraph { nodes: g.nodes.clone(), edges: Vec::new() };
+            let mut dag = CallGraph { nodes: g.nodes.clone(), ..CallGraph::default() };
             for &(a, b, w) in &g.edges {
                 if a < b {
                     dag.call(a, b, w);

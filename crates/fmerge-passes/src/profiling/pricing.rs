@@ -216,50 +216,62 @@ impl ModuleProfile {
         let nodes: Vec<u32> = by_type.iter().map(|targets| graph.indirect(targets)).collect();
         let indirect: HashMap<_, u32> = types.into_iter().map(|(ty, k)| (ty, nodes[k])).collect();
         let mut frequencies = Vec::with_capacity(defined.len());
+        let mut in_loop = Vec::with_capacity(defined.len());
         for (i, f) in defined.iter().enumerate() {
             let freqs = f.block_frequencies();
+            let cyclic = loop_blocks(*f);
             for (b, block) in f.blocks().iter().enumerate() {
                 for inst in block.instructions() {
                     if !inst.is_call_like() {
                         continue;
                     }
                     let per_call = freqs.get(b).copied().unwrap_or(0.0);
-                    let callee = inst.called_value();
-                    match callee.and_then(|v| v.as_function()) {
-                        Some(g) => {
-                            if let Some(&j) = index.get(&g.name()) {
-                                graph.call(i as u32, j, per_call);
-                            }
-                        }
-                        None => {
-                            if let Some(&node) = indirect.get(&inst.called_function_type()) {
-                                graph.call(i as u32, node, per_call);
-                            }
-                        }
+                    let callee = match inst.called_value().and_then(|v| v.as_function()) {
+                        Some(g) => index.get(&g.name()).copied(),
+                        None => indirect.get(&inst.called_function_type()).copied(),
+                    };
+                    match callee {
+                        Some(j) if cyclic[b] => graph.call_in_loop(i as u32, j, per_call),
+                        Some(j) => graph.call(i as u32, j, per_call),
+                        None => {}
                     }
                 }
             }
             frequencies.push(freqs);
+            in_loop.push(cyclic);
         }
         let entries = estimate::entry_counts(&graph);
+        let repeated = estimate::repeated(&graph);
+        let estimated: Vec<Vec<u64>> = frequencies
+            .iter()
+            .zip(&entries)
+            .map(|(freqs, &e)| {
+                freqs.iter().map(|&q| (e * ESTIMATE_SCALE * q).round() as u64).collect()
+            })
+            .collect();
+        // The cut is taken over every estimated count, as over a profile's...
+        let hot_percentile = cut.unwrap_or(ESTIMATE_HOT_PERCENTILE);
+        let hot_threshold =
+            estimate::hot_threshold(estimated.iter().flatten().copied(), hot_percentile).max(1);
+        // ... then code that runs about once per run is priced as code that never runs (see
+        // the module header): the blocks of a function that is not repeated, but for its loops.
         let mut total_work = 0u64;
         let mut counts = HashMap::with_capacity(defined.len());
-        for ((f, freqs), &entry) in defined.iter().zip(&frequencies).zip(&entries) {
-            let entry = entry * ESTIMATE_SCALE;
-            let blocks: Vec<u64> = freqs.iter().map(|&q| (entry * q).round() as u64).collect();
+        for (i, (f, mut blocks)) in defined.iter().zip(estimated).enumerate() {
+            if !repeated[i] {
+                for (n, &looped) in blocks.iter_mut().zip(&in_loop[i]) {
+                    if !looped {
+                        *n = 0;
+                    }
+                }
+            }
             let fn_work = work_with(*f, &blocks);
             total_work = total_work.saturating_add(fn_work);
             let max = blocks.iter().copied().max().unwrap_or(0);
-            let entry = entry.round() as u64;
+            let entry = (entries[i] * ESTIMATE_SCALE).round() as u64;
             let blocks = if max == 0 { Vec::new() } else { blocks };
             counts.insert(f.name(), FnCounts { entry, max, blocks, work: fn_work });
         }
-        let hot_percentile = cut.unwrap_or(ESTIMATE_HOT_PERCENTILE);
-        let hot_threshold = estimate::hot_threshold(
-            counts.values().flat_map(|c| c.blocks.iter().copied()),
-            hot_percentile,
-        )
-        .max(1);
         ModuleProfile {
             percentile: hot_percentile,
             hot_threshold,
@@ -461,11 +473,18 @@ impl Ledger {
         match &self.profile {
             Some(p) if p.estimated => {
                 let calls: u64 = members.iter().map(|m| self.counts(m).entry()).sum();
-                let blocks: Vec<u64> = body
-                    .block_frequencies()
-                    .iter()
-                    .map(|&q| (calls as f64 * q).round() as u64)
-                    .collect();
+                let freqs = body.block_frequencies();
+                let mut blocks: Vec<u64> =
+                    freqs.iter().map(|&q| (calls as f64 * q).round() as u64).collect();
+                if calls == 0 {
+                    // Members that run about once per run (their entry blocks are priced at
+                    // 0): so does the body, but for its loops, at its members' estimated calls.
+                    let once: u64 = members.iter().filter_map(|m| p.entry_count(m)).sum();
+                    let looped = loop_blocks(body);
+                    for ((n, &q), &l) in blocks.iter_mut().zip(&freqs).zip(&looped) {
+                        *n = if l { (once as f64 * q).round() as u64 } else { 0 };
+                    }
+                }
                 let w = work_with(body, &blocks);
                 (BlockCounts::Blocks(blocks), Some(w))
             }
@@ -532,6 +551,21 @@ impl Ledger {
         self.budget.take(added);
         Ok(())
     }
+}
+
+/// Which blocks of `f` (layout order) are inside a loop: on a cycle of its control flow graph.
+fn loop_blocks(f: Function<'_>) -> Vec<bool> {
+    let blocks = f.blocks();
+    let number: HashMap<_, u32> =
+        blocks.iter().enumerate().map(|(b, &block)| (block, b as u32)).collect();
+    let successors: Vec<Vec<u32>> = blocks
+        .iter()
+        .map(|block| {
+            let succ = block.terminator().map(|t| t.successors()).unwrap_or_default();
+            succ.iter().filter_map(|s| number.get(s).copied()).collect()
+        })
+        .collect();
+    estimate::cyclic_blocks(&successors)
 }
 
 /// The work of `f` with these block counts (layout order): Σ count × block instructions.
