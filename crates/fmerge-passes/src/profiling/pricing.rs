@@ -720,4 +720,91 @@ mod tests {
         // No cut unless asked for: a hot function is priced, not excluded.
         assert!(ledger.exclusion("hot").is_none());
     }
+
+    /// A test program's shape: tests entered once per run (`test_a`, `test_b`, each calling
+    /// a helper once) next to a loop (`loopy`, calling `inner` from it). The estimated counts
+    /// of the tests and the helper are all about the same, inside the top 99.9% of counts:
+    /// without the once-per-run rule every function of the module was likely hot.
+    const ONCE_AND_LOOPS: &str = r#"
+target triple = "x86_64-pc-linux-gnu"
+@g = global i32 0
+
+define void @test_a() {
+  call void @helper(i32 1)
+  store volatile i32 10, ptr @g
+  ret void
+}
+
+define void @test_b() {
+  call void @helper(i32 2)
+  store volatile i32 20, ptr @g
+  ret void
+}
+
+define internal void @helper(i32 %x) {
+  %y = mul i32 %x, 7
+  store volatile i32 %y, ptr @g
+  ret void
+}
+
+define void @loopy(i32 %n) {
+entry:
+  %c0 = icmp sgt i32 %n, 0
+  br i1 %c0, label %loop, label %exit
+loop:
+  %i = phi i32 [ 0, %entry ], [ %j, %loop ]
+  call void @inner(i32 %i)
+  %j = add i32 %i, 1
+  %c = icmp slt i32 %j, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  store volatile i32 0, ptr @g
+  ret void
+}
+
+define internal void @inner(i32 %x) {
+  %y = xor i32 %x, 5
+  store volatile i32 %y, ptr @g
+  ret void
+}
+"#;
+
+    #[test]
+    fn code_that_runs_once_per_run_is_not_likely_hot_and_loops_are() {
+        let llvm = fmerge_llvm::Llvm::new();
+        let module =
+            llvm.parse(std::path::Path::new("t.ll"), ONCE_AND_LOOPS.as_bytes()).expect("IR");
+        let p = ModuleProfile::estimate(&module, None, 0.005, 0.001);
+        // The estimate itself still says how often each function is entered.
+        assert_eq!(p.entry_count("test_a"), Some(1000));
+        assert_eq!(p.entry_count("helper"), Some(2000));
+        // The cut alone would take everything: the tests' counts are inside the top 99.9%.
+        assert!(p.hot_threshold <= 1000, "threshold {}", p.hot_threshold);
+        for once in ["test_a", "test_b", "helper"] {
+            assert!(!p.likely_hot(once), "{once} runs once per run");
+            assert!(p.refuses_any_thunk(once).is_none());
+        }
+        for hot in ["loopy", "inner"] {
+            assert!(p.likely_hot(hot), "{hot} runs in a loop");
+        }
+        // Once-per-run code is priced as code that never runs; the loop keeps its counts, and
+        // `loopy` only in its loop block.
+        let ledger = Ledger::new(Some(Arc::new(p.clone())));
+        assert_eq!(ledger.counts("test_a"), BlockCounts::Cold);
+        assert_eq!(ledger.counts("helper"), BlockCounts::Cold);
+        assert_eq!(ledger.work_of("test_a"), Some(0));
+        let loopy = ledger.counts("loopy");
+        assert_eq!(loopy.entry(), 0);
+        assert!(loopy.block(1) > 1000, "{loopy:?}");
+        assert_eq!(loopy.block(2), 0);
+        assert!(ledger.counts("inner").entry() > 1000);
+        // A merge of the two tests is free of the likely-hot rule, one with `inner` is not.
+        let tests = ["test_a".to_string(), "test_b".to_string()];
+        assert!(ledger.hot_refusal(500, &tests).is_none());
+        let with_inner = ["inner".to_string(), "helper".to_string()];
+        assert!(ledger.hot_refusal(1_000_000, &with_inner).is_some());
+        // The module's work is the loop's alone.
+        let inner_work = ledger.work_of("inner").unwrap();
+        assert_eq!(p.total_work, inner_work + ledger.work_of("loopy").unwrap());
+    }
 }
