@@ -30,8 +30,8 @@
 //! them runs at most as many times as there are call paths to it through straight-line
 //! code: the instructions it executes are bounded by the size of the program, not by its
 //! input, and are never a measurable share of a run that loops anywhere. The pricing
-//! (`fmerge_passes`' `pricing`) therefore calls a block likely hot only if it is both among
-//! the top counts and repeated: in a loop of its function, or in a function that is.
+//! (`fmerge_passes`' `pricing`) therefore prices a block by its count only if it is repeated:
+//! in a loop of its function, or in a function that is; the others as code that never runs.
 //! Like the counts, this takes calls from outside the module as one per run: a function
 //! called from a loop in another module, or by a library's loop through a pointer (a
 //! `qsort` comparator), looks like code that runs once, unless a loop of its own, or one

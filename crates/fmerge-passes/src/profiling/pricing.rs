@@ -19,6 +19,18 @@
 //! counts in a module that has a profile (as LLVM treats them), are cold: merging them is
 //! free. Identical merges are not priced (they add at most a jump).
 //!
+//! Without a profile the counts are estimated from the code ([`ModuleProfile::estimate`]), and
+//! one more rule applies: code that runs about once per run is priced as code that never
+//! runs. A function that no loop and no recursion reaches (`fmerge_core::profiling::estimate`'s
+//! `repeated`) runs at most once per call path to it through straight-line code, whatever the
+//! input, so its blocks outside its own loops (`cyclic_blocks`) get count 0: no added work, not
+//! likely hot, not in the module's work. Without this, a flat estimate (a test program, whose
+//! every test runs about once per run and whose helpers run from a few places) put nearly every
+//! block in the top 99.9% of counts, called the whole module likely hot and refused most of
+//! its merges (a LevelDB test binary's backends saved 614 bytes of the 6.8 KB they save
+//! unpriced). The hot cut is still taken over every estimated count, so the code that loops or
+//! recurses is likely hot exactly where it was before.
+//!
 //! A merged body inherits counts when they are known: a body of functions equal up to
 //! constants has their control flow, so its block counts are the members' summed. A similar
 //! merge's body has neither member's blocks; if one of its members ran, it is not merged again
@@ -185,6 +197,8 @@ impl ModuleProfile {
     /// from what may be called from outside (`main`, exported and address-taken functions,
     /// each once per run). An indirect call reaches every defined function of its type whose
     /// address is taken, in equal shares. Calls to code outside the module are not followed.
+    /// Functions that no loop or recursion reaches keep counts only in their loops (see the
+    /// module header); the hot threshold is taken before, over every estimated count.
     pub fn estimate(
         module: &Module<'_>,
         cut: Option<u32>,
