@@ -242,8 +242,13 @@ fn thin_lto_backends_and_plain_compiles_merge_each_module() {
     let objs = compile_demo(dir.path(), &["-flto=thin"]);
     let (plain, merged) = (dir.path().join("plain"), dir.path().join("merged"));
     link(&objs, &plain, "-flto=thin", false, "");
-    let stderr = link(&objs, &merged, "-flto=thin", true, "-fmerge-verbose");
+    let stderr = link(&objs, &merged, "-flto=thin", true, "-fmerge-verbose -fmerge-timings");
     assert!(stderr.contains("fmerge: ThinLTO backend"), "{stderr}");
+    // lld's backend verified the module at the end of its optimizer: the plugin verifies only
+    // what it leaves.
+    let steps: Vec<&str> = stderr.lines().filter(|l| l.contains("wall time by step")).collect();
+    assert!(!steps.is_empty(), "{stderr}");
+    assert!(steps.iter().all(|l| !l.contains("verifying the input") && l.contains("verifying")));
     assert_eq!(output_of(&plain), output_of(&merged));
     assert!(text_bytes(&merged) < text_bytes(&plain));
 
@@ -312,13 +317,24 @@ fn distributed_thin_lto_backends_merge_as_the_in_process_link_does() {
     // clang's distributed backend ignores -fpass-plugin; `-Xclang -load` is what loads fmerge
     // there (and registers its -mllvm options).
     let p = plugin().display().to_string();
-    let flags: Vec<String> = ["-Xclang", "-load", "-Xclang", &p, "-mllvm", "-fmerge-verbose"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let flags: Vec<String> = [
+        "-Xclang",
+        "-load",
+        "-Xclang",
+        &p,
+        "-mllvm",
+        "-fmerge-verbose",
+        "-mllvm",
+        "-fmerge-timings",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let distributed = dir.path().join("distributed");
     let stderr = distributed_thin_lto(&objs, &distributed, &flags, &[]);
     assert!(stderr.contains("fmerge: distributed ThinLTO backend"), "{stderr}");
+    // clang's release backend runs no verifier (-disable-llvm-verifier): the plugin does.
+    assert!(stderr.contains("verifying the input"), "{stderr}");
     assert!(stderr.contains("functions merged"), "{stderr}");
     assert_eq!(output_of(&plain), output_of(&distributed));
     assert_eq!(text_bytes(&distributed), text_bytes(&in_process));
