@@ -44,7 +44,7 @@ use fmerge_core::minhash::{MinHashConfig, MinHasher};
 use fmerge_core::profiling::work;
 use fmerge_core::profit::{self, Verdict};
 use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
-use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
+use fmerge_llvm::lower::{FuncHandles, Hashes, LoweredModule, lower_module_lean};
 use fmerge_llvm::{Function, Module, Value, cost};
 use params::ParamMap;
 use rayon::prelude::*;
@@ -184,7 +184,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         memo: &'a mut Memo,
     ) -> Self {
         let opts = run.opts;
-        let lowered = lower_module(module, Hashes::Local);
+        let lowered = lower_module_lean(module, Hashes::Local);
         let n = lowered.funcs.len();
         let index_of = lowered.handles.iter().enumerate().map(|(k, h)| (h.function, k)).collect();
         let mut round = Round {
@@ -410,16 +410,15 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.walk(a);
         self.walk(b);
         let (fa, fb) = (&self.lowered.funcs[a], &self.lowered.funcs[b]);
-        let side_a = Side {
-            data: fa,
-            handles: &self.lowered.handles[a],
-            walk: self.walks[a].as_ref().expect("walked"),
-        };
-        let side_b = Side {
-            data: fb,
-            handles: &self.lowered.handles[b],
-            walk: self.walks[b].as_ref().expect("walked"),
-        };
+        // The lowering is lean: a live function has not changed since it was lowered, so its
+        // handles, made now, are numbered as its lowering.
+        let (handles_a, handles_b) = (FuncHandles::of(ha), FuncHandles::of(hb));
+        assert_eq!(handles_a.insts.len(), fa.num_insts(), "{} changed since lowering", fa.name);
+        assert_eq!(handles_b.insts.len(), fb.num_insts(), "{} changed since lowering", fb.name);
+        let side_a =
+            Side { data: fa, handles: &handles_a, walk: self.walks[a].as_ref().expect("walked") };
+        let side_b =
+            Side { data: fb, handles: &handles_b, walk: self.walks[b].as_ref().expect("walked") };
         let map = ParamMap::new(fa, fb, &align);
         let t = Instant::now();
         let built = build_body(self.module, [&side_a, &side_b], &align, &map);
@@ -616,6 +615,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         });
         // The merged body may merge again.
         let (data, handles) = self.lowered.lowerer.lower(p.body);
+        let handles = handles.lean();
         self.stats.add_time("commit", t);
         let k = self.lowered.funcs.len();
         self.index_of.insert(p.body, k);
