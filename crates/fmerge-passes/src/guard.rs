@@ -291,13 +291,16 @@ pub fn run<'c, R: Merges>(
     } else {
         None
     };
-    // The input as it was: what losing merges are undone back to.
+    // The input as it was: what losing merges are undone back to. Kept as bitcode while the
+    // stages run (their peak is the run's), read back when they are done.
     progress.step("keeping a copy of the input");
-    let mut snapshot = Snapshot::of(module)?;
+    let deferred = Snapshot::defer(module)?;
     let mut gate = Gate::limited(limit);
     let mut record = GuardRecord::default();
     let mut input_sizes = InputSizes::default();
     let mut ran = stages(module, &gate, None)?;
+    progress.step("reading back the copy of the input");
+    let mut snapshot = deferred.read(module)?;
     // What units are measured with: a section per function, unless the whole module's
     // numbers are the reference.
     let sectioned;
