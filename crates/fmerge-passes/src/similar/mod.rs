@@ -171,6 +171,13 @@ struct WorkPrice {
 /// 147,000 instructions by the round's end, about 30 MB.
 const PARK_AFTER: usize = 20_000;
 
+/// [`PARK_AFTER`], or `FMERGE_PARK_AFTER` (tests: 1 parks after every batch that doomed a
+/// body, so that small modules exercise parking).
+fn park_after() -> usize {
+    let knob = std::env::var("FMERGE_PARK_AFTER").ok().and_then(|v| v.parse().ok());
+    knob.unwrap_or(PARK_AFTER)
+}
+
 /// How a round ended.
 enum Outcome {
     /// Done: the merges it committed.
@@ -234,8 +241,10 @@ struct Round<'a, 'm, 'c, 's> {
     rejected: HashSet<(u32, u32)>,
     phase: Phase,
     looked_at: usize,
-    /// Instructions of bodies waiting for the sweep since the last one ([`PARK_AFTER`]).
+    /// Instructions of bodies waiting for the sweep since the last one, and how many park
+    /// the round ([`PARK_AFTER`]).
     doomed: usize,
+    park_after: usize,
 }
 
 impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
@@ -272,6 +281,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             phase: Phase::Lsh,
             looked_at: 0,
             doomed: 0,
+            park_after: park_after(),
         };
         let by_name: HashMap<&str, usize> =
             round.lowered.funcs.iter().enumerate().map(|(k, f)| (f.name.as_str(), k)).collect();
@@ -339,6 +349,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             phase: parked.phase,
             looked_at: parked.looked_at,
             doomed: 0,
+            park_after: park_after(),
         };
         // A merged body is lowered when it is committed, with the instructions its building
         // left unused (queued for the sweep): the sweep erased them, so such a body is lowered
@@ -381,7 +392,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 
     /// Whether enough is waiting for the sweep to park (see [`PARK_AFTER`]).
     fn park_due(&self) -> bool {
-        self.doomed >= PARK_AFTER && self.pending.is_empty() && !self.worklist.is_empty()
+        self.doomed >= self.park_after && self.pending.is_empty() && !self.worklist.is_empty()
     }
 
     /// Function `k` of the lowering (alive: only stale functions can be gone).
