@@ -19,6 +19,11 @@
 //!    rewritten are stale for the rest of the round and sit out.
 //! 5. Close calls wait in a bounded batch that is settled by compiling it (one code generation
 //!    for the whole batch), then committed or erased.
+//! 6. Bodies that lost, and the old bodies of members that became thunks, wait for the
+//!    module's sweep. Once enough of them wait ([`PARK_AFTER`]), the round parks between two
+//!    batches: it lets go of the module (its lowering too, `fmerge_llvm::lower::Parked`), the
+//!    stage sweeps it, and the round resumes where it stopped. On tokei this kept 22 MB of
+//!    dead bodies from the peak.
 //!
 //! A second round (after a sweep) retries the functions the first one took out while they
 //! waited or changed; a third found little (15 of 222 merges on tokei, 1.9 KB) for a tenth of
