@@ -45,5 +45,5 @@ pub use ir::{
     UnnamedAddr, Value, Visibility,
 };
 pub use module::{Embedding, Llvm, Module};
-pub use snapshot::Snapshot;
+pub use snapshot::{DeferredSnapshot, Snapshot};
 pub use target::{SizeReport, Target};

@@ -26,16 +26,34 @@ use fmerge_core::ir::{
     self, ConstId, ConstInfo, ConstRole, FuncData, Inst, ModuleTables, Operand, StateId, StateInfo,
     TypeId, TypeInfo, TypeKind, opcode, traits,
 };
+use llvm_sys::prelude::{LLVMTypeRef, LLVMValueRef};
 // Interning hashes pointers and small words: FxHash is several times faster than SipHash
 // here, and deterministic (iteration order never decides output anyway).
 use rustc_hash::FxHashMap as HashMap;
 
-/// The LLVM values behind one lowered function.
+/// The LLVM values behind one lowered function: its instructions and blocks in the order
+/// [`FuncData`] numbers them (empty in a lean lowering, [`lower_module_lean`]).
 #[derive(Clone, Debug)]
 pub struct FuncHandles<'m> {
     pub function: Function<'m>,
     pub insts: Vec<Instruction<'m>>,
     pub blocks: Vec<Block<'m>>,
+}
+
+impl<'m> FuncHandles<'m> {
+    /// The handles of `f` as it is now, numbered as its lowering numbers them (blocks in
+    /// layout order, each block's instructions in order). Equal to what lowering `f` gives as
+    /// long as `f` has not changed since.
+    pub fn of(f: Function<'m>) -> FuncHandles<'m> {
+        let blocks = f.blocks();
+        let insts = blocks.iter().flat_map(|b| b.instructions()).collect();
+        FuncHandles { function: f, insts, blocks }
+    }
+
+    /// The function alone, without instruction and block handles.
+    pub fn lean(self) -> FuncHandles<'m> {
+        FuncHandles { function: self.function, insts: Vec::new(), blocks: Vec::new() }
+    }
 }
 
 /// Interns module-wide entities and lowers functions.
@@ -54,6 +72,81 @@ pub struct Lowerer<'m> {
     source_file: String,
     /// Whether constants get hashes that are stable across modules (see [`Hashes`]).
     hashes: Hashes,
+}
+
+/// A [`Lowerer`] and the functions of its lowering, let go of their module so that the module
+/// can be swept ([`Module::sweep`], which needs it unborrowed) while the lowering is kept:
+/// [`Lowerer::park`], then [`Parked::resume`] on the same module.
+///
+/// Sound because nothing it holds is used as a handle until it is resumed, and resuming
+/// hands back only what is still alive: a sweep frees only functions (and instructions, which
+/// a lowering keeps no handle to), so the functions and the constants that are functions are
+/// checked against the module's functions (by address, before anything is read through
+/// them); types and every other constant belong to the context and outlive any sweep. A
+/// function the sweep erased comes back as `None`, and a constant that was one is forgotten
+/// (a later lowering gives it a new id if it meets it; it cannot, as nothing uses it).
+pub struct Parked {
+    module: usize,
+    functions: Vec<Option<usize>>,
+    tables: ModuleTables,
+    types: Vec<(usize, TypeId)>,
+    /// Each interned constant, and whether it is a function.
+    consts: Vec<(usize, ConstId, bool)>,
+    states: HashMap<Vec<u64>, StateId>,
+    opaque: HashMap<usize, u32>,
+    attr_keys: HashMap<usize, usize>,
+    source_file: String,
+    hashes: Hashes,
+}
+
+impl Parked {
+    /// The lowerer and functions again, borrowing `module` (the module they were parked from;
+    /// checked): functions the module no longer has are `None`.
+    pub fn resume<'m>(self, module: &'m Module<'_>) -> (Lowerer<'m>, Vec<Option<Function<'m>>>) {
+        assert_eq!(self.module, module.raw() as usize, "resumed on another module");
+        // Addresses only: nothing is read through a parked address before it is known alive.
+        let alive: std::collections::HashSet<usize> =
+            module.functions().into_iter().map(|f| f.raw() as usize).collect();
+        let function =
+            |a: usize| alive.contains(&a).then(|| Function::from_raw(a as LLVMValueRef)).flatten();
+        let functions = self.functions.into_iter().map(|f| f.and_then(function)).collect();
+        let mut consts = HashMap::default();
+        let mut const_values = Vec::with_capacity(self.consts.len());
+        // A gone function's id keeps a place in the id order, held by a value that is alive
+        // (nothing alive refers to the gone one, so no operand lowers to that id again).
+        let placeholder = module.ptr_type().poison();
+        for (a, id, is_function) in self.consts {
+            let v = if is_function {
+                function(a).map(|f| f.as_value())
+            } else {
+                Value::from_raw(a as LLVMValueRef)
+            };
+            match v {
+                Some(v) => {
+                    consts.insert(v, id);
+                    const_values.push(v);
+                }
+                None => const_values.push(placeholder),
+            }
+        }
+        let types = self
+            .types
+            .into_iter()
+            .map(|(t, id)| (Type::from_raw(t as LLVMTypeRef).expect("parked type"), id))
+            .collect();
+        let lowerer = Lowerer {
+            tables: self.tables,
+            types,
+            consts,
+            const_values,
+            states: self.states,
+            opaque: self.opaque,
+            attr_keys: self.attr_keys,
+            source_file: self.source_file,
+            hashes: self.hashes,
+        };
+        (lowerer, functions)
+    }
 }
 
 /// Which hashes of constants a lowering computes.
@@ -86,6 +179,31 @@ impl<'m> Lowerer<'m> {
 
     pub fn tables(&self) -> &ModuleTables {
         &self.tables
+    }
+
+    /// Lets go of `module` (the module this lowerer lowers) and of `functions` of it, keeping
+    /// everything learnt ([`Parked`]).
+    pub fn park(self, module: &Module<'_>, functions: Vec<Option<Function<'m>>>) -> Parked {
+        // Constants by id, so that resuming keeps the id order.
+        let mut consts: Vec<(usize, ConstId, bool)> = self
+            .const_values
+            .iter()
+            .enumerate()
+            .map(|(k, v)| (v.identity(), ConstId(k as u32), v.is_function()))
+            .collect();
+        consts.sort_by_key(|c| c.1);
+        Parked {
+            module: module.raw() as usize,
+            functions: functions.into_iter().map(|f| f.map(|f| f.raw() as usize)).collect(),
+            tables: self.tables,
+            types: self.types.into_iter().map(|(t, id)| (t.raw() as usize, id)).collect(),
+            consts,
+            states: self.states,
+            opaque: self.opaque,
+            attr_keys: self.attr_keys,
+            source_file: self.source_file,
+            hashes: self.hashes,
+        }
     }
 
     /// The LLVM constant behind a [`ConstId`].
@@ -666,6 +784,23 @@ impl<'m> LoweredModule<'m> {
 
 pub fn lower_module<'m>(module: &'m Module<'_>, hashes: Hashes) -> LoweredModule<'m> {
     lower_functions(module, &mergeable_functions(module), hashes)
+}
+
+/// [`lower_module`] without instruction and block handles: each function's
+/// [`FuncHandles`] holds the function only ([`FuncHandles::of`] makes the rest when it is
+/// needed). A lowering that builds code from few of its functions saves 8 bytes per
+/// instruction and block of the module for as long as it lives.
+pub fn lower_module_lean<'m>(module: &'m Module<'_>, hashes: Hashes) -> LoweredModule<'m> {
+    let fns = mergeable_functions(module);
+    let mut lowerer = Lowerer::new(module, hashes);
+    let mut funcs = Vec::with_capacity(fns.len());
+    let mut handles = Vec::with_capacity(fns.len());
+    for &f in &fns {
+        let (d, h) = lowerer.lower(f);
+        funcs.push(d);
+        handles.push(h.lean());
+    }
+    LoweredModule { funcs, handles, lowerer }
 }
 
 /// Function definitions that may take part in merging, in module order (not

@@ -680,12 +680,32 @@ impl<'c> Module<'c> {
     /// few bodies are needed. Its named struct types are other types than this module's,
     /// named like them with a numeric suffix.
     pub fn lazy_copy(&self) -> Result<Module<'c>> {
-        let mut err = std::ptr::null_mut();
         let source = self.source.borrow();
-        let (ptr, len) = source.as_ref().map_or((std::ptr::null(), 0), |b| (b.as_ptr(), b.len()));
-        // SAFETY: live module; `source` (null, or `len` bytes it borrows for the call) is the
-        // bitcode the module was read from, unchanged since; a fresh module (owning a copy of
-        // its bitcode) or a malloc'ed message.
+        self.lazy_copy_from(source.as_deref())
+    }
+
+    /// The bitcode of the module as it is now, for a lazy copy later
+    /// ([`Module::lazy_copy_of_bitcode`]): what it was read from if nothing has changed it
+    /// (taken, not copied: the module is about to change), else the module written out.
+    pub(crate) fn take_bitcode(&self) -> Result<Vec<u8>> {
+        if let Some(bytes) = self.source.borrow_mut().take() {
+            return Ok(bytes);
+        }
+        self.write_bitcode(false)
+    }
+
+    /// A lazy copy (as [`Module::lazy_copy`]) of the module `bitcode` holds, in this module's
+    /// context: `bitcode` is what [`Module::take_bitcode`] gave for this module.
+    pub(crate) fn lazy_copy_of_bitcode(&self, bitcode: &[u8]) -> Result<Module<'c>> {
+        self.lazy_copy_from(Some(bitcode))
+    }
+
+    fn lazy_copy_from(&self, source: Option<&[u8]>) -> Result<Module<'c>> {
+        let mut err = std::ptr::null_mut();
+        let (ptr, len) = source.map_or((std::ptr::null(), 0), |b| (b.as_ptr(), b.len()));
+        // SAFETY: live module; `source` (null, or `len` bytes it borrows for the call) is
+        // bitcode of this module (as it was read, unchanged since, or as it was when taken);
+        // a fresh module (owning a copy of the bitcode) or a malloc'ed message.
         unsafe {
             let raw = crate::ffi::fm_clone_module_lazy(self.raw(), ptr.cast(), len, &mut err);
             if raw.is_null() {

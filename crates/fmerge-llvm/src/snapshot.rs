@@ -23,15 +23,36 @@ pub struct Snapshot<'c> {
     pairs: *mut FmTypePairs,
 }
 
-impl<'c> Snapshot<'c> {
-    /// A snapshot of `working` as it is now.
-    pub fn of(working: &Module<'c>) -> Result<Snapshot<'c>> {
-        let module = working.lazy_copy()?;
-        // The working module is about to change through handles.
-        working.forget_source();
+/// A snapshot not read yet: the bitcode of the module as it was ([`Snapshot::defer`]).
+pub struct DeferredSnapshot {
+    bitcode: Vec<u8>,
+}
+
+impl DeferredSnapshot {
+    /// The snapshot, read back lazily into the context of `working` (the module it was taken
+    /// from, changed or not since).
+    pub fn read<'c>(self, working: &Module<'c>) -> Result<Snapshot<'c>> {
+        let module = working.lazy_copy_of_bitcode(&self.bitcode)?;
         // SAFETY: the shim returns a new object that this snapshot owns and frees.
         let pairs = unsafe { ffi::fm_type_pairs_by_name() };
         Ok(Snapshot { module, pairs })
+    }
+}
+
+impl<'c> Snapshot<'c> {
+    /// A snapshot of `working` as it is now.
+    pub fn of(working: &Module<'c>) -> Result<Snapshot<'c>> {
+        Snapshot::defer(working)?.read(working)
+    }
+
+    /// A snapshot of `working` as it is now, read only when [`DeferredSnapshot::read`] is
+    /// called: until then it is the module's bitcode alone (what the module was read from, if
+    /// nothing has changed it, else written now), without the copy's global values, types and
+    /// metadata, which take about half as much memory again on a large module.
+    pub fn defer(working: &Module<'c>) -> Result<DeferredSnapshot> {
+        // Taking the bitcode forgets it: the working module is about to change through
+        // handles.
+        Ok(DeferredSnapshot { bitcode: working.take_bitcode()? })
     }
 
     /// The module as it was (for measuring its functions; never changed, but its bodies are

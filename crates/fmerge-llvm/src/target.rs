@@ -244,6 +244,15 @@ impl Target {
         unsafe { crate::ffi::fm_set_function_sections(self.raw(), i32::from(on)) }
     }
 
+    /// A copy of this target that puts every function in a section of its own (itself when it
+    /// already does): for measuring functions whose sizes must not depend on what else is
+    /// compiled with them.
+    pub fn with_function_sections(&self) -> Result<Target> {
+        let mut t = Target::with_reloc(&self.triple, self.reloc, self.embedding)?;
+        t.set_function_sections(true);
+        Ok(t)
+    }
+
     /// Whether every function gets a section of its own ([`Target::set_function_sections`]):
     /// then each function's measured size is the same whichever functions it is compiled
     /// with.

@@ -2,7 +2,9 @@
 //!
 //! A stage merges in rounds: each round looks at the module as the previous rounds left it
 //! (merged bodies and callers that became equal can merge again). Between rounds the module is
-//! swept (what a round doomed is erased), so no handle into the module outlives a round. The
+//! swept (what a round doomed is erased), so no handle into the module outlives a round (a
+//! stage may also sweep within a round it has let go of the module: the similar stage parks
+//! its rounds). The
 //! stage keeps what it learns across rounds in itself (pairs that did not pay, sizes already
 //! measured); what a run shares lives in the [`Session`].
 

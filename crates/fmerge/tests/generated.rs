@@ -108,3 +108,45 @@ fn llvm_stress_modules_merge_and_verify() {
     );
     assert!(merged > 0, "no llvm-stress copy was merged");
 }
+
+/// The similar stage parks a round between batches of close calls, so that the module can be
+/// swept of the bodies that lost, and resumes it on the swept module (functions and constants
+/// checked against it, merged bodies whose unused instructions the sweep erased lowered
+/// again). Parking after every batch that doomed a body (`FMERGE_PARK_AFTER=1`) must change no
+/// behaviour in any mode.
+#[test]
+fn generated_families_behave_the_same_when_the_similar_stage_parks_after_every_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrapper = dir.path().join("fmerge-parking");
+    let script =
+        format!("#!/bin/sh\nFMERGE_PARK_AFTER=1 exec '{}' \"$@\"\n", env!("CARGO_BIN_EXE_fmerge"));
+    std::fs::write(&wrapper, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut tools = tools();
+    tools.fmerge = wrapper.clone();
+    let mut parked = 0;
+    for seed in 0..6u64 {
+        let m = generate(&config(seed));
+        let input = dir.path().join(format!("in{seed}.ll"));
+        std::fs::write(&input, &m.ll).unwrap();
+        // It does park: the similar stage's timings name the time spent resuming.
+        let out = std::process::Command::new(&wrapper)
+            .arg("opt")
+            .arg(&input)
+            .args(["--no-estimate", "--timings", "--json", "-o"])
+            .arg(dir.path().join("timed.bc"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "seed {seed}: {}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let stages = report["stages"].as_array().unwrap();
+        let similar = stages.iter().find(|s| s["stage"] == "similar").unwrap();
+        parked += usize::from(similar["breakdown"].get("park").is_some());
+        let plan = Plan { modes: MODES, execute: true, determinism: seed == 0 };
+        if let Err(f) = check::check(&tools, &input, dir.path(), &plan) {
+            panic!("seed {seed}, parking after every batch: {f}\n{}", m.notes.join("\n"));
+        }
+    }
+    assert!(parked >= 3, "the similar stage parked on only {parked} of 6 seeds");
+}

@@ -19,6 +19,11 @@
 //!    rewritten are stale for the rest of the round and sit out.
 //! 5. Close calls wait in a bounded batch that is settled by compiling it (one code generation
 //!    for the whole batch), then committed or erased.
+//! 6. Bodies that lost, and the old bodies of members that became thunks, wait for the
+//!    module's sweep. Once enough of them wait ([`PARK_AFTER`]), the round parks between two
+//!    batches: it lets go of the module (its lowering too, `fmerge_llvm::lower::Parked`), the
+//!    stage sweeps it, and the round resumes where it stopped. On tokei this kept 22 MB of
+//!    dead bodies from the peak.
 //!
 //! A second round (after a sweep) retries the functions the first one took out while they
 //! waited or changed; a third found little (15 of 222 merges on tokei, 1.9 KB) for a tenth of
@@ -44,7 +49,7 @@ use fmerge_core::minhash::{MinHashConfig, MinHasher};
 use fmerge_core::profiling::work;
 use fmerge_core::profit::{self, Verdict};
 use fmerge_core::rank::{Candidate, CandidateSearch, ExhaustiveRanking, FuncKey, Worklist};
-use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
+use fmerge_llvm::lower::{FuncHandles, Hashes, LoweredModule, lower_module_lean};
 use fmerge_llvm::{Function, Module, Value, cost};
 use params::ParamMap;
 use rayon::prelude::*;
@@ -115,7 +120,22 @@ impl Stage for Similar {
         let t = Instant::now();
         let round = Round::new(module, run, stats, memo);
         round.stats.add_time("lower+index", t);
-        round.run(last)
+        let mut outcome = round.run(last);
+        // A parked round lets go of the module, so that what it doomed is erased now instead
+        // of at the round's end, then goes on where it stopped.
+        while let Outcome::Parked(parked) = outcome {
+            session.module.sweep();
+            fmerge_llvm::memory::release_freed_memory(session.module.embedding());
+            let memo = self.memo.as_mut().expect("made when the round started");
+            let t = Instant::now();
+            let round = Round::resume(*parked, &*session.module, &mut session.run, stats, memo);
+            round.stats.add_time("park", t);
+            outcome = round.run(last);
+        }
+        match outcome {
+            Outcome::Done(merges) => merges,
+            Outcome::Parked(_) => unreachable!("resumed until done"),
+        }
     }
 }
 
@@ -151,13 +171,63 @@ struct WorkPrice {
     ran: bool,
 }
 
+/// Instructions of bodies waiting for the module's sweep (candidate bodies that lost, members'
+/// old bodies) from which a round parks to let the sweep erase them: on tokei they were
+/// 147,000 instructions by the round's end, about 30 MB.
+const PARK_AFTER: usize = 20_000;
+
+/// [`PARK_AFTER`], or `FMERGE_PARK_AFTER` (tests: 1 parks after every batch that doomed a
+/// body, so that small modules exercise parking).
+fn park_after() -> usize {
+    let knob = std::env::var("FMERGE_PARK_AFTER").ok().and_then(|v| v.parse().ok());
+    knob.unwrap_or(PARK_AFTER)
+}
+
+/// How a round ended.
+enum Outcome {
+    /// Done: the merges it committed.
+    Done(usize),
+    /// Parked between two batches of close calls, to be resumed after the module's sweep.
+    Parked(Box<ParkedRound>),
+}
+
+/// Which search a round is in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// LSH's partners.
+    Lsh,
+    /// The fingerprint ranking's partners too (exhaustive search, see [`Round::run`]).
+    Widened,
+}
+
+/// A round without its module: what [`Round`] holds except the borrows, and its lowering
+/// parked ([`fmerge_llvm::lower::Parked`]).
+struct ParkedRound {
+    funcs: Vec<FuncData>,
+    lowering: fmerge_llvm::lower::Parked,
+    walks: Vec<Option<Walk>>,
+    costs: Vec<Option<Option<Vec<i64>>>>,
+    shapes: Vec<Option<profit::CodeShape>>,
+    live: Vec<bool>,
+    stale: Vec<bool>,
+    search: Search,
+    worklist: Worklist,
+    merges: usize,
+    rejected: HashSet<(u32, u32)>,
+    phase: Phase,
+    looked_at: usize,
+}
+
 /// One round: a single lowering of the module, grown as merged bodies appear.
 struct Round<'a, 'm, 'c, 's> {
     module: &'m Module<'c>,
     run: &'a mut Run<'s>,
     stats: &'a mut StageStats,
     memo: &'a mut Memo,
+    /// The lowering, lean: its `handles` are empty (`fns` holds the functions).
     lowered: LoweredModule<'m>,
+    /// Each lowered function, `None` once a sweep erased it (only ever a stale one).
+    fns: Vec<Option<Function<'m>>>,
     vis: Visibility<'m>,
     index_of: HashMap<Function<'m>, usize>,
     walks: Vec<Option<Walk>>,
@@ -174,6 +244,12 @@ struct Round<'a, 'm, 'c, 's> {
     /// The pairs of `memo.rejected` among this round's functions, by index: the search asks
     /// about every LSH candidate, and names would cost two string copies per question.
     rejected: HashSet<(u32, u32)>,
+    phase: Phase,
+    looked_at: usize,
+    /// Instructions of bodies waiting for the sweep since the last one, and how many park
+    /// the round ([`PARK_AFTER`]).
+    doomed: usize,
+    park_after: usize,
 }
 
 impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
@@ -184,15 +260,17 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         memo: &'a mut Memo,
     ) -> Self {
         let opts = run.opts;
-        let lowered = lower_module(module, Hashes::Local);
+        let mut lowered = lower_module_lean(module, Hashes::Local);
         let n = lowered.funcs.len();
-        let index_of = lowered.handles.iter().enumerate().map(|(k, h)| (h.function, k)).collect();
+        let fns: Vec<_> = lowered.handles.drain(..).map(|h| Some(h.function)).collect();
+        let index_of = index_of(&fns);
         let mut round = Round {
             module,
             run,
             stats,
             memo,
             lowered,
+            fns,
             vis: Visibility::new(module, opts.whole_program),
             index_of,
             walks: (0..n).map(|_| None).collect(),
@@ -205,6 +283,10 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             pending: Vec::new(),
             merges: 0,
             rejected: HashSet::new(),
+            phase: Phase::Lsh,
+            looked_at: 0,
+            doomed: 0,
+            park_after: park_after(),
         };
         let by_name: HashMap<&str, usize> =
             round.lowered.funcs.iter().enumerate().map(|(k, f)| (f.name.as_str(), k)).collect();
@@ -234,10 +316,99 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         round
     }
 
+    /// The round `parked` was, borrowing `module` (the module it was parked from, swept since).
+    fn resume(
+        parked: ParkedRound,
+        module: &'m Module<'c>,
+        run: &'a mut Run<'s>,
+        stats: &'a mut StageStats,
+        memo: &'a mut Memo,
+    ) -> Self {
+        let (lowerer, fns) = parked.lowering.resume(module);
+        for (k, f) in fns.iter().enumerate() {
+            assert!(
+                f.is_some() || parked.stale[k],
+                "a sweep erased a function still in the search"
+            );
+        }
+        let whole_program = run.opts.whole_program;
+        let mut round = Round {
+            module,
+            run,
+            stats,
+            memo,
+            lowered: LoweredModule { funcs: parked.funcs, handles: Vec::new(), lowerer },
+            index_of: index_of(&fns),
+            fns,
+            vis: Visibility::new(module, whole_program),
+            walks: parked.walks,
+            costs: parked.costs,
+            shapes: parked.shapes,
+            live: parked.live,
+            stale: parked.stale,
+            search: parked.search,
+            worklist: parked.worklist,
+            pending: Vec::new(),
+            merges: parked.merges,
+            rejected: parked.rejected,
+            phase: parked.phase,
+            looked_at: parked.looked_at,
+            doomed: 0,
+            park_after: park_after(),
+        };
+        // A merged body is lowered when it is committed, with the instructions its building
+        // left unused (queued for the sweep): the sweep erased them, so such a body is lowered
+        // again, and indexed again if it is in the search.
+        for k in 0..round.fns.len() {
+            let Some(f) = round.fns[k].filter(|_| !round.stale[k]) else { continue };
+            if f.instruction_count() == round.lowered.funcs[k].num_insts() {
+                continue;
+            }
+            round.lowered.funcs[k] = round.lowered.lowerer.lower(f).0;
+            (round.walks[k], round.costs[k], round.shapes[k]) = (None, None, None);
+            if round.live[k] {
+                round.search.remove(FuncKey(k as u32));
+                round.search.insert_many(round.lowered.tables(), &round.lowered.funcs, &[k]);
+            }
+        }
+        round
+    }
+
+    /// Lets go of the module (between batches: nothing is pending).
+    fn park(self) -> Outcome {
+        assert!(self.pending.is_empty(), "parking with close calls pending");
+        let LoweredModule { funcs, lowerer, .. } = self.lowered;
+        Outcome::Parked(Box::new(ParkedRound {
+            funcs,
+            lowering: lowerer.park(self.module, self.fns),
+            walks: self.walks,
+            costs: self.costs,
+            shapes: self.shapes,
+            live: self.live,
+            stale: self.stale,
+            search: self.search,
+            worklist: self.worklist,
+            merges: self.merges,
+            rejected: self.rejected,
+            phase: self.phase,
+            looked_at: self.looked_at,
+        }))
+    }
+
+    /// Whether enough is waiting for the sweep to park (see [`PARK_AFTER`]).
+    fn park_due(&self) -> bool {
+        self.doomed >= self.park_after && self.pending.is_empty() && !self.worklist.is_empty()
+    }
+
+    /// Function `k` of the lowering (alive: only stale functions can be gone).
+    fn func(&self, k: usize) -> Function<'m> {
+        self.fns[k].expect("a function a round looks at is in the module")
+    }
+
     /// Whether function `k` may take part, reporting why not (once per function).
     fn eligible(&mut self, k: usize) -> bool {
         let f = &self.lowered.funcs[k];
-        let func = self.lowered.handles[k].function;
+        let func = self.func(k);
         let reason = if f.traits & BLOCKING != 0 {
             Some(traits::describe(f.traits & BLOCKING))
         } else if !self.vis.may_share_privately(func) {
@@ -267,7 +438,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     /// function whose body it touches).
     fn inst_costs(&mut self, k: usize) -> Option<&Vec<i64>> {
         if self.costs[k].is_none() {
-            let f = self.lowered.handles[k].function;
+            let f = self.func(k);
             self.costs[k] = Some(cost::instruction_costs(self.run.target, f));
         }
         self.costs[k].as_ref().expect("just computed").as_ref()
@@ -275,7 +446,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 
     /// `k`'s code shape, computed once per round (see [`Round::inst_costs`]).
     fn shape(&mut self, k: usize) -> profit::CodeShape {
-        *self.shapes[k].get_or_insert_with(|| code_shape(self.lowered.handles[k].function))
+        let f = self.func(k);
+        *self.shapes[k].get_or_insert_with(|| code_shape(f))
     }
 
     /// Takes `k` out of the search (merged, pending or stale).
@@ -291,35 +463,55 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     /// function still live is offered the fingerprint ranking's partners too, after
     /// everything LSH found: the exhaustive search makes every merge the default makes, then
     /// more.
-    fn run(mut self, last: bool) -> usize {
+    fn run(mut self, last: bool) -> Outcome {
         let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
-        let mut looked_at = 0usize;
-        self.search_all(margins, &mut looked_at);
-        if (last || self.merges == 0) && self.search.widen() {
+        if self.phase == Phase::Lsh {
+            if self.search_all(margins) {
+                return self.park();
+            }
+            if !((last || self.merges == 0) && self.search.widen()) {
+                return self.finish();
+            }
             let live = (0..self.live.len()).filter(|&k| self.live[k]);
             let sizes = live.map(|k| (FuncKey(k as u32), self.lowered.funcs[k].num_insts() as u64));
             self.worklist = Worklist::new(sizes.collect::<Vec<_>>());
-            self.search_all(margins, &mut looked_at);
+            self.phase = Phase::Widened;
         }
+        if self.search_all(margins) {
+            return self.park();
+        }
+        self.finish()
+    }
+
+    /// Ends the round: the functions it took out are the next round's to look at again.
+    fn finish(self) -> Outcome {
         let retired = (0..self.live.len()).filter(|&k| !self.live[k]);
         self.memo.retry = Some(retired.map(|k| self.lowered.funcs[k].name.clone()).collect());
-        self.merges
+        Outcome::Done(self.merges)
     }
 
     /// Looks for partners until the worklist is empty (settling may give functions back: a
-    /// close call that lost sends its functions to look again).
-    fn search_all(&mut self, margins: proposal::Margins, looked_at: &mut usize) {
+    /// close call that lost sends its functions to look again). True if the round is to
+    /// park first ([`Round::park_due`]).
+    fn search_all(&mut self, margins: proposal::Margins) -> bool {
         while !self.worklist.is_empty() {
-            self.search_worklist(margins, looked_at);
+            if self.search_worklist(margins) {
+                return true;
+            }
             self.settle();
+            if self.park_due() {
+                return true;
+            }
         }
+        false
     }
 
     /// Looks for partners for every function on the worklist, settling close calls in batches.
-    fn search_worklist(&mut self, margins: proposal::Margins, looked_at: &mut usize) {
+    fn search_worklist(&mut self, margins: proposal::Margins) -> bool {
         while let Some(FuncKey(a)) = self.worklist.pop() {
             let a = a as usize;
-            *looked_at += 1;
+            self.looked_at += 1;
+            let looked_at = self.looked_at;
             if looked_at.is_multiple_of(64) {
                 let merges = self.run.report.merges.len();
                 self.run
@@ -344,8 +536,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             }
             if self.pending.len() >= BATCH {
                 self.settle();
+                if self.park_due() {
+                    return true;
+                }
             }
         }
+        false
     }
 
     /// Gives the members of a close call that did not go through back to the search, at the
@@ -370,7 +566,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         if self.memo.rejected.contains(&key) {
             return false;
         }
-        let (ha, hb) = (self.lowered.handles[a].function, self.lowered.handles[b].function);
+        let (ha, hb) = (self.func(a), self.func(b));
         if !may_share_body(&self.lowered.funcs[a], ha, &self.lowered.funcs[b], hb) {
             return false;
         }
@@ -410,16 +606,15 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.walk(a);
         self.walk(b);
         let (fa, fb) = (&self.lowered.funcs[a], &self.lowered.funcs[b]);
-        let side_a = Side {
-            data: fa,
-            handles: &self.lowered.handles[a],
-            walk: self.walks[a].as_ref().expect("walked"),
-        };
-        let side_b = Side {
-            data: fb,
-            handles: &self.lowered.handles[b],
-            walk: self.walks[b].as_ref().expect("walked"),
-        };
+        // The lowering is lean: a live function has not changed since it was lowered, so its
+        // handles, made now, are numbered as its lowering.
+        let (handles_a, handles_b) = (FuncHandles::of(ha), FuncHandles::of(hb));
+        assert_eq!(handles_a.insts.len(), fa.num_insts(), "{} changed since lowering", fa.name);
+        assert_eq!(handles_b.insts.len(), fb.num_insts(), "{} changed since lowering", fb.name);
+        let side_a =
+            Side { data: fa, handles: &handles_a, walk: self.walks[a].as_ref().expect("walked") };
+        let side_b =
+            Side { data: fb, handles: &handles_b, walk: self.walks[b].as_ref().expect("walked") };
         let map = ParamMap::new(fa, fb, &align);
         let t = Instant::now();
         let built = build_body(self.module, [&side_a, &side_b], &align, &map);
@@ -456,7 +651,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         );
         self.stats.add_time("price", t);
         let Some(mut p) = planned else {
-            self.module.defer_erase(body);
+            self.doom(body);
             self.remember_rejected(key);
             return false;
         };
@@ -495,6 +690,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         }
     }
 
+    /// Queues a candidate body that will not be used for the sweep, counting what it holds.
+    fn doom(&mut self, body: Function<'m>) {
+        self.doomed += body.instruction_count();
+        self.module.defer_erase(body);
+    }
+
     /// Remembers a pair (by name) that failed or did not pay, so it is not tried again.
     fn remember_rejected(&mut self, key: (String, String)) {
         let index = |name: &str| self.module.function(name).and_then(|f| self.index_of.get(&f));
@@ -527,13 +728,13 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             estimated_saving: p.estimated_saving(),
             measured_saving: measured,
         });
-        self.module.defer_erase(p.body);
+        self.doom(p.body);
         self.remember_rejected(pair_key(&names));
     }
 
     /// A merge whose added work does not fit in what is left of the slowdown budget.
     fn over_budget(&mut self, p: Proposal<'m>, why: String, names: (String, String)) {
-        self.module.defer_erase(p.body);
+        self.doom(p.body);
         self.left_out(why, names);
     }
 
@@ -562,7 +763,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let originals: Vec<String> = p.members.iter().map(|m| m.name()).collect();
         if !self.run.admit(&originals) {
             self.run.ledger.budget.spent -= price.added;
-            self.module.defer_erase(p.body);
+            self.doom(p.body);
             self.remember_rejected(pair_key_of(&originals[0], &originals[1]));
             return;
         }
@@ -593,6 +794,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             }
         }
         let t = Instant::now();
+        // The members' bodies (those that become thunks) wait for the sweep.
+        self.doomed += p.members.iter().map(|m| m.instruction_count()).sum::<usize>();
         let members = p.commit(self.module, &self.vis);
         for k in stale {
             self.memo.sizes.forget(&self.lowered.funcs[k].name);
@@ -615,12 +818,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             ..MergeRecord::new(seq, STAGE, originals, p.body.name(), members, params)
         });
         // The merged body may merge again.
-        let (data, handles) = self.lowered.lowerer.lower(p.body);
+        let (data, _) = self.lowered.lowerer.lower(p.body);
         self.stats.add_time("commit", t);
         let k = self.lowered.funcs.len();
         self.index_of.insert(p.body, k);
         self.lowered.funcs.push(data);
-        self.lowered.handles.push(handles);
+        self.fns.push(Some(p.body));
         self.walks.push(None);
         self.costs.push(None);
         self.shapes.push(None);
@@ -755,6 +958,11 @@ impl Search {
         }
         out
     }
+}
+
+/// Each function's index in a round's lowering.
+fn index_of<'m>(fns: &[Option<Function<'m>>]) -> HashMap<Function<'m>, usize> {
+    fns.iter().enumerate().filter_map(|(k, f)| Some(((*f)?, k))).collect()
 }
 
 /// A pair of names in a fixed order, so a rejection holds both ways round.
