@@ -51,7 +51,7 @@ impl<'m> FuncHandles<'m> {
     }
 
     /// The function alone, without instruction and block handles.
-    pub fn lean(self) -> FuncHandles<'m> {
+    fn lean(self) -> FuncHandles<'m> {
         FuncHandles { function: self.function, insts: Vec::new(), blocks: Vec::new() }
     }
 }

@@ -1,12 +1,13 @@
 //! A snapshot of a module as it was, from which functions of the working module can be put
 //! back.
 //!
-//! The size guard keeps the input as a [`Snapshot`] while the stages merge a working module.
-//! When a merge's generated code measures larger than the functions it replaced, the guard
-//! puts those functions back ([`Snapshot::restore`]) instead of running every stage again from
-//! a fresh copy. The snapshot is read back from bitcode into the same context lazily
-//! ([`Module::lazy_copy`]): a body is read only when the guard needs it (to measure it, to put
-//! it back), so keeping the input costs little time and memory. Its named struct types are
+//! The size guard keeps the input while the stages merge a working module: as its bitcode
+//! while they run ([`Snapshot::defer`]), then as a [`Snapshot`]. When a merge's generated code
+//! measures larger than the functions it replaced, the guard puts those functions back
+//! ([`Snapshot::restore`]) instead of running every stage again from a fresh copy. The
+//! snapshot is read back from that bitcode into the same context lazily (as
+//! [`Module::lazy_copy`] reads): a body is read only when the guard needs it (to measure it, to
+//! put it back), so keeping the input costs little time and memory. Its named struct types are
 //! other types than the working module's (`%T.0` for `%T`); it knows which of its types
 //! stands for which of the working module's, and restored bodies use the working module's
 //! types and globals (`shim/restore.cpp` says how).
@@ -40,11 +41,6 @@ impl DeferredSnapshot {
 }
 
 impl<'c> Snapshot<'c> {
-    /// A snapshot of `working` as it is now.
-    pub fn of(working: &Module<'c>) -> Result<Snapshot<'c>> {
-        Snapshot::defer(working)?.read(working)
-    }
-
     /// A snapshot of `working` as it is now, read only when [`DeferredSnapshot::read`] is
     /// called: until then it is the module's bitcode alone (what the module was read from, if
     /// nothing has changed it, else written now), without the copy's global values, types and

@@ -316,20 +316,7 @@ fn distributed_thin_lto_backends_merge_as_the_in_process_link_does() {
     link(&objs, &in_process, "-flto=thin", true, "");
     // clang's distributed backend ignores -fpass-plugin; `-Xclang -load` is what loads fmerge
     // there (and registers its -mllvm options).
-    let p = plugin().display().to_string();
-    let flags: Vec<String> = [
-        "-Xclang",
-        "-load",
-        "-Xclang",
-        &p,
-        "-mllvm",
-        "-fmerge-verbose",
-        "-mllvm",
-        "-fmerge-timings",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let flags = backend_flags(&["-fmerge-verbose", "-fmerge-timings"]);
     let distributed = dir.path().join("distributed");
     let stderr = distributed_thin_lto(&objs, &distributed, &flags, &[]);
     assert!(stderr.contains("fmerge: distributed ThinLTO backend"), "{stderr}");
@@ -503,20 +490,7 @@ fn two_rounds_merge_across_thin_lto_modules_in_process_and_distributed() {
     assert!(c < b && b <= a, ".text: ThinLTO {a}, per module {b}, two rounds {c}");
     // The shared copies are link-once: without identical code folding the linker still keeps
     // one of each (in a distributed build, where the backends' objects are ordinary inputs).
-    let p = plugin().display().to_string();
-    let flags: Vec<String> = [
-        "-Xclang",
-        "-load",
-        "-Xclang",
-        &p,
-        "-mllvm",
-        UNPRICED,
-        "-mllvm",
-        &format!("-fmerge-global-info={}", info.display()),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let flags = backend_flags(&[UNPRICED, &format!("-fmerge-global-info={}", info.display())]);
     let distributed = d.join("distributed");
     distributed_thin_lto(&objs, &distributed, &flags, &[]);
     assert_eq!(output_of(&plain), output_of(&distributed));
@@ -527,6 +501,15 @@ fn two_rounds_merge_across_thin_lto_modules_in_process_and_distributed() {
     let folded = d.join("distributed-icf");
     distributed_thin_lto(&objs, &folded, &flags, &["-Wl,--icf=all"]);
     assert_eq!(text_bytes(&folded), c);
+}
+
+/// The clang flags that load fmerge into a distributed ThinLTO backend compile (which ignores
+/// -fpass-plugin) and give it `options` (each through `-mllvm`).
+fn backend_flags(options: &[&str]) -> Vec<String> {
+    let load = ["-Xclang", "-load", "-Xclang"].map(String::from);
+    let plugin = plugin().display().to_string();
+    let options = options.iter().flat_map(|o| ["-mllvm".to_string(), o.to_string()]);
+    load.into_iter().chain([plugin]).chain(options).collect()
 }
 
 /// (address, size) of each function symbol of `exe` whose name contains `part`, by name.

@@ -200,19 +200,28 @@ enum Phase {
     Widened,
 }
 
-/// A round without its module: what [`Round`] holds except the borrows, and its lowering
-/// parked ([`fmerge_llvm::lower::Parked`]).
+/// A round without its module: its lowering parked ([`fmerge_llvm::lower::Parked`]) and its
+/// state.
 struct ParkedRound {
     funcs: Vec<FuncData>,
     lowering: fmerge_llvm::lower::Parked,
+    state: RoundState,
+}
+
+/// What a round holds that borrows nothing, kept as it is when the round parks.
+struct RoundState {
     walks: Vec<Option<Walk>>,
     costs: Vec<Option<Option<Vec<i64>>>>,
     shapes: Vec<Option<profit::CodeShape>>,
+    /// Candidate for merging right now (eligible, not merged, not stale, not pending).
     live: Vec<bool>,
+    /// Gone or changed for the rest of the round: merged, or its call sites rewritten.
     stale: Vec<bool>,
     search: Search,
     worklist: Worklist,
     merges: usize,
+    /// The pairs of `memo.rejected` among this round's functions, by index: the search asks
+    /// about every LSH candidate, and names would cost two string copies per question.
     rejected: HashSet<(u32, u32)>,
     phase: Phase,
     looked_at: usize,
@@ -230,22 +239,8 @@ struct Round<'a, 'm, 'c, 's> {
     fns: Vec<Option<Function<'m>>>,
     vis: Visibility<'m>,
     index_of: HashMap<Function<'m>, usize>,
-    walks: Vec<Option<Walk>>,
-    costs: Vec<Option<Option<Vec<i64>>>>,
-    shapes: Vec<Option<profit::CodeShape>>,
-    /// Candidate for merging right now (eligible, not merged, not stale, not pending).
-    live: Vec<bool>,
-    /// Gone or changed for the rest of the round: merged, or its call sites rewritten.
-    stale: Vec<bool>,
-    search: Search,
-    worklist: Worklist,
+    state: RoundState,
     pending: Vec<Pending<'m>>,
-    merges: usize,
-    /// The pairs of `memo.rejected` among this round's functions, by index: the search asks
-    /// about every LSH candidate, and names would cost two string copies per question.
-    rejected: HashSet<(u32, u32)>,
-    phase: Phase,
-    looked_at: usize,
     /// Instructions of bodies waiting for the sweep since the last one, and how many park
     /// the round ([`PARK_AFTER`]).
     doomed: usize,
@@ -273,18 +268,20 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             fns,
             vis: Visibility::new(module, opts.whole_program),
             index_of,
-            walks: (0..n).map(|_| None).collect(),
-            costs: vec![None; n],
-            shapes: vec![None; n],
-            live: vec![false; n],
-            stale: vec![false; n],
-            search: Search::new(opts.search, 0),
-            worklist: Worklist::new(std::iter::empty()),
+            state: RoundState {
+                walks: (0..n).map(|_| None).collect(),
+                costs: vec![None; n],
+                shapes: vec![None; n],
+                live: vec![false; n],
+                stale: vec![false; n],
+                search: Search::new(opts.search, 0),
+                worklist: Worklist::new(std::iter::empty()),
+                merges: 0,
+                rejected: HashSet::new(),
+                phase: Phase::Lsh,
+                looked_at: 0,
+            },
             pending: Vec::new(),
-            merges: 0,
-            rejected: HashSet::new(),
-            phase: Phase::Lsh,
-            looked_at: 0,
             doomed: 0,
             park_after: park_after(),
         };
@@ -294,15 +291,15 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             Some(index_pair(*by_name.get(x.as_str())?, *by_name.get(y.as_str())?))
         });
         let rejected = known.collect();
-        round.rejected = rejected;
+        round.state.rejected = rejected;
         let eligible: Vec<usize> = (0..n).filter(|&k| round.eligible(k)).collect();
-        round.search = Search::new(opts.search, eligible.len());
-        round.search.insert_many(round.lowered.tables(), &round.lowered.funcs, &eligible);
+        round.state.search = Search::new(opts.search, eligible.len());
+        round.state.search.insert_many(round.lowered.tables(), &round.lowered.funcs, &eligible);
         // The signatures' shingles were made and dropped on every core, each in its own
         // allocator arena: hand that back before the round builds bodies and compiles them.
         fmerge_llvm::memory::release_freed_memory(module.embedding());
         let retry = round.memo.retry.take();
-        round.worklist = Worklist::new(
+        round.state.worklist = Worklist::new(
             eligible
                 .iter()
                 .filter(|&&k| {
@@ -311,7 +308,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 .map(|&k| (FuncKey(k as u32), round.lowered.funcs[k].num_insts() as u64)),
         );
         for k in eligible {
-            round.live[k] = true;
+            round.state.live[k] = true;
         }
         round
     }
@@ -327,7 +324,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let (lowerer, fns) = parked.lowering.resume(module);
         for (k, f) in fns.iter().enumerate() {
             assert!(
-                f.is_some() || parked.stale[k],
+                f.is_some() || parked.state.stale[k],
                 "a sweep erased a function still in the search"
             );
         }
@@ -341,18 +338,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             index_of: index_of(&fns),
             fns,
             vis: Visibility::new(module, whole_program),
-            walks: parked.walks,
-            costs: parked.costs,
-            shapes: parked.shapes,
-            live: parked.live,
-            stale: parked.stale,
-            search: parked.search,
-            worklist: parked.worklist,
+            state: parked.state,
             pending: Vec::new(),
-            merges: parked.merges,
-            rejected: parked.rejected,
-            phase: parked.phase,
-            looked_at: parked.looked_at,
             doomed: 0,
             park_after: park_after(),
         };
@@ -360,15 +347,16 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         // left unused (queued for the sweep): the sweep erased them, so such a body is lowered
         // again, and indexed again if it is in the search.
         for k in 0..round.fns.len() {
-            let Some(f) = round.fns[k].filter(|_| !round.stale[k]) else { continue };
+            let Some(f) = round.fns[k].filter(|_| !round.state.stale[k]) else { continue };
             if f.instruction_count() == round.lowered.funcs[k].num_insts() {
                 continue;
             }
             round.lowered.funcs[k] = round.lowered.lowerer.lower(f).0;
-            (round.walks[k], round.costs[k], round.shapes[k]) = (None, None, None);
-            if round.live[k] {
-                round.search.remove(FuncKey(k as u32));
-                round.search.insert_many(round.lowered.tables(), &round.lowered.funcs, &[k]);
+            (round.state.walks[k], round.state.costs[k], round.state.shapes[k]) =
+                (None, None, None);
+            if round.state.live[k] {
+                round.state.search.remove(FuncKey(k as u32));
+                round.state.search.insert_many(round.lowered.tables(), &round.lowered.funcs, &[k]);
             }
         }
         round
@@ -381,23 +369,13 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         Outcome::Parked(Box::new(ParkedRound {
             funcs,
             lowering: lowerer.park(self.module, self.fns),
-            walks: self.walks,
-            costs: self.costs,
-            shapes: self.shapes,
-            live: self.live,
-            stale: self.stale,
-            search: self.search,
-            worklist: self.worklist,
-            merges: self.merges,
-            rejected: self.rejected,
-            phase: self.phase,
-            looked_at: self.looked_at,
+            state: self.state,
         }))
     }
 
     /// Whether enough is waiting for the sweep to park (see [`PARK_AFTER`]).
     fn park_due(&self) -> bool {
-        self.doomed >= self.park_after && self.pending.is_empty() && !self.worklist.is_empty()
+        self.doomed >= self.park_after && self.pending.is_empty() && !self.state.worklist.is_empty()
     }
 
     /// Function `k` of the lowering (alive: only stale functions can be gone).
@@ -427,34 +405,34 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     }
 
     fn walk(&mut self, k: usize) -> &Walk {
-        if self.walks[k].is_none() {
-            self.walks[k] = Some(Walk::new(&self.lowered.funcs[k]));
+        if self.state.walks[k].is_none() {
+            self.state.walks[k] = Some(Walk::new(&self.lowered.funcs[k]));
         }
-        self.walks[k].as_ref().expect("just computed")
+        self.state.walks[k].as_ref().expect("just computed")
     }
 
     /// TTI costs of `k`'s instructions, computed once per round (prediction reads them, pricing
     /// sums them): a live function does not change during a round (a merge retires every
     /// function whose body it touches).
     fn inst_costs(&mut self, k: usize) -> Option<&Vec<i64>> {
-        if self.costs[k].is_none() {
+        if self.state.costs[k].is_none() {
             let f = self.func(k);
-            self.costs[k] = Some(cost::instruction_costs(self.run.target, f));
+            self.state.costs[k] = Some(cost::instruction_costs(self.run.target, f));
         }
-        self.costs[k].as_ref().expect("just computed").as_ref()
+        self.state.costs[k].as_ref().expect("just computed").as_ref()
     }
 
     /// `k`'s code shape, computed once per round (see [`Round::inst_costs`]).
     fn shape(&mut self, k: usize) -> profit::CodeShape {
         let f = self.func(k);
-        *self.shapes[k].get_or_insert_with(|| code_shape(f))
+        *self.state.shapes[k].get_or_insert_with(|| code_shape(f))
     }
 
     /// Takes `k` out of the search (merged, pending or stale).
     fn retire(&mut self, k: usize) {
-        if self.live[k] {
-            self.live[k] = false;
-            self.search.remove(FuncKey(k as u32));
+        if self.state.live[k] {
+            self.state.live[k] = false;
+            self.state.search.remove(FuncKey(k as u32));
         }
     }
 
@@ -465,17 +443,17 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     /// more.
     fn run(mut self, last: bool) -> Outcome {
         let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
-        if self.phase == Phase::Lsh {
+        if self.state.phase == Phase::Lsh {
             if self.search_all(margins) {
                 return self.park();
             }
-            if !((last || self.merges == 0) && self.search.widen()) {
+            if !((last || self.state.merges == 0) && self.state.search.widen()) {
                 return self.finish();
             }
-            let live = (0..self.live.len()).filter(|&k| self.live[k]);
+            let live = (0..self.state.live.len()).filter(|&k| self.state.live[k]);
             let sizes = live.map(|k| (FuncKey(k as u32), self.lowered.funcs[k].num_insts() as u64));
-            self.worklist = Worklist::new(sizes.collect::<Vec<_>>());
-            self.phase = Phase::Widened;
+            self.state.worklist = Worklist::new(sizes.collect::<Vec<_>>());
+            self.state.phase = Phase::Widened;
         }
         if self.search_all(margins) {
             return self.park();
@@ -485,16 +463,16 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 
     /// Ends the round: the functions it took out are the next round's to look at again.
     fn finish(self) -> Outcome {
-        let retired = (0..self.live.len()).filter(|&k| !self.live[k]);
+        let retired = (0..self.state.live.len()).filter(|&k| !self.state.live[k]);
         self.memo.retry = Some(retired.map(|k| self.lowered.funcs[k].name.clone()).collect());
-        Outcome::Done(self.merges)
+        Outcome::Done(self.state.merges)
     }
 
     /// Looks for partners until the worklist is empty (settling may give functions back: a
     /// close call that lost sends its functions to look again). True if the round is to
     /// park first ([`Round::park_due`]).
     fn search_all(&mut self, margins: proposal::Margins) -> bool {
-        while !self.worklist.is_empty() {
+        while !self.state.worklist.is_empty() {
             if self.search_worklist(margins) {
                 return true;
             }
@@ -508,24 +486,24 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 
     /// Looks for partners for every function on the worklist, settling close calls in batches.
     fn search_worklist(&mut self, margins: proposal::Margins) -> bool {
-        while let Some(FuncKey(a)) = self.worklist.pop() {
+        while let Some(FuncKey(a)) = self.state.worklist.pop() {
             let a = a as usize;
-            self.looked_at += 1;
-            let looked_at = self.looked_at;
+            self.state.looked_at += 1;
+            let looked_at = self.state.looked_at;
             if looked_at.is_multiple_of(64) {
                 let merges = self.run.report.merges.len();
                 self.run
                     .progress
                     .detail(&format!("{looked_at} functions looked at, {merges} merges so far"));
             }
-            if !self.live[a] {
+            if !self.state.live[a] {
                 continue;
             }
-            let (live, rejected) = (&self.live, &self.rejected);
+            let (live, rejected) = (&self.state.live, &self.state.rejected);
             let tried = |k: usize| rejected.contains(&index_pair(a, k));
             let t = Instant::now();
             // Partners already rejected do not take the places of untried ones.
-            let partners = self.search.candidates(FuncKey(a as u32), EXPLORE, &|k| {
+            let partners = self.state.search.candidates(FuncKey(a as u32), EXPLORE, &|k| {
                 live[k.0 as usize] && !tried(k.0 as usize)
             });
             self.stats.add_time("search", t);
@@ -550,12 +528,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     fn revive(&mut self, p: &Proposal<'m>) {
         for m in &p.members {
             let Some(&k) = self.index_of.get(m) else { continue };
-            if self.live[k] || self.stale[k] {
+            if self.state.live[k] || self.state.stale[k] {
                 continue;
             }
-            self.live[k] = true;
-            self.search.insert_many(self.lowered.tables(), &self.lowered.funcs, &[k]);
-            self.worklist.push_front(FuncKey(k as u32));
+            self.state.live[k] = true;
+            self.state.search.insert_many(self.lowered.tables(), &self.lowered.funcs, &[k]);
+            self.state.worklist.push_front(FuncKey(k as u32));
         }
     }
 
@@ -611,10 +589,16 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let (handles_a, handles_b) = (FuncHandles::of(ha), FuncHandles::of(hb));
         assert_eq!(handles_a.insts.len(), fa.num_insts(), "{} changed since lowering", fa.name);
         assert_eq!(handles_b.insts.len(), fb.num_insts(), "{} changed since lowering", fb.name);
-        let side_a =
-            Side { data: fa, handles: &handles_a, walk: self.walks[a].as_ref().expect("walked") };
-        let side_b =
-            Side { data: fb, handles: &handles_b, walk: self.walks[b].as_ref().expect("walked") };
+        let side_a = Side {
+            data: fa,
+            handles: &handles_a,
+            walk: self.state.walks[a].as_ref().expect("walked"),
+        };
+        let side_b = Side {
+            data: fb,
+            handles: &handles_b,
+            walk: self.state.walks[b].as_ref().expect("walked"),
+        };
         let map = ParamMap::new(fa, fb, &align);
         let t = Instant::now();
         let built = build_body(self.module, [&side_a, &side_b], &align, &map);
@@ -700,7 +684,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     fn remember_rejected(&mut self, key: (String, String)) {
         let index = |name: &str| self.module.function(name).and_then(|f| self.index_of.get(&f));
         if let (Some(&a), Some(&b)) = (index(&key.0), index(&key.1)) {
-            self.rejected.insert(index_pair(a, b));
+            self.state.rejected.insert(index_pair(a, b));
         }
         self.memo.rejected.insert(key);
     }
@@ -799,10 +783,10 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let members = p.commit(self.module, &self.vis);
         for k in stale {
             self.memo.sizes.forget(&self.lowered.funcs[k].name);
-            self.stale[k] = true;
+            self.state.stale[k] = true;
             self.retire(k);
         }
-        self.merges += 1;
+        self.state.merges += 1;
         self.stats.merges += 1;
         self.stats.functions_removed_or_thunked += members.len();
         let seq = self.run.report.next_seq();
@@ -824,15 +808,15 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.index_of.insert(p.body, k);
         self.lowered.funcs.push(data);
         self.fns.push(Some(p.body));
-        self.walks.push(None);
-        self.costs.push(None);
-        self.shapes.push(None);
-        self.live.push(false);
-        self.stale.push(false);
+        self.state.walks.push(None);
+        self.state.costs.push(None);
+        self.state.shapes.push(None);
+        self.state.live.push(false);
+        self.state.stale.push(false);
         if self.eligible(k) {
-            self.search.insert_many(self.lowered.tables(), &self.lowered.funcs, &[k]);
-            self.live[k] = true;
-            self.worklist.push_front(FuncKey(k as u32));
+            self.state.search.insert_many(self.lowered.tables(), &self.lowered.funcs, &[k]);
+            self.state.live[k] = true;
+            self.state.worklist.push_front(FuncKey(k as u32));
         }
     }
 
