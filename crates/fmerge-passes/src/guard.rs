@@ -372,11 +372,8 @@ pub fn run<'c, R: Merges>(
             drop(merges);
             ran.forget(&undone.merges);
             if !std::mem::take(&mut second_chance) || undone.freed.is_empty() {
-                progress.step("verifying");
-                module.verify()?;
                 break;
             }
-            // The second chance verifies the module when it is done.
             ran = stages(module, &gate, Some(Resume { ran, functions: undone.freed }))?;
             continue;
         }
@@ -392,6 +389,9 @@ pub fn run<'c, R: Merges>(
         ran = stages(module, &gate, None)?;
         judged = 0;
     }
+    // Once, when nothing changes the module any more. What was measured before did not need
+    // it: each module subset compiled is verified on its own (`crate::measure`).
+    verify_merged(module, progress)?;
     let Some(before) = before else {
         return Ok(Guarded { ran, record, text_bytes: None });
     };
@@ -406,6 +406,17 @@ pub fn run<'c, R: Merges>(
         text_after = before.text_bytes;
     }
     Ok(Guarded { ran, record, text_bytes: Some((before.text_bytes, text_after)) })
+}
+
+/// Verifies the module the stages and the guard made; a failure is fmerge's bug.
+pub fn verify_merged(module: &Module<'_>, progress: &dyn Progress) -> Result<(), LlvmError> {
+    progress.step("verifying");
+    module.verify().map_err(|e| match e {
+        LlvmError::InvalidIr { message } => LlvmError::InvalidIr {
+            message: format!("fmerge produced invalid IR (a bug: please report it): {message}"),
+        },
+        other => other,
+    })
 }
 
 /// Estimated saving (bytes) from which the guard takes a unit's merges on the stages' word

@@ -62,7 +62,9 @@ pub fn optimize(
     let (ran, record, text_bytes) = if measure == Measure::Nothing {
         // No copy of the input is made: what it was read from is not needed.
         module.forget_source();
-        (stages(module, &Gate::limited(opts.bisect_limit), None)?, None, None)
+        let ran = stages(module, &Gate::limited(opts.bisect_limit), None)?;
+        guard::verify_merged(module, progress)?;
+        (ran, None, None)
     } else {
         let whole = measure == Measure::Text;
         let g = guard::run(module, target, whole, opts.bisect_limit, opts.jobs, progress, stages)?;
@@ -147,7 +149,8 @@ fn stages(opts: &Options) -> Vec<Box<dyn Stage>> {
     stages
 }
 
-/// One run of the stages on `module`, then a sweep and the verifier. With `resume`, the
+/// One run of the stages on `module`, then a sweep (the module is verified once, when the
+/// guard is done with it: [`guard::verify_merged`]). With `resume`, the
 /// similar stage alone goes on from that run, looking for partners for the functions given
 /// (the size guard's second chance).
 fn run_stages(
@@ -175,13 +178,6 @@ fn run_stages(
     }
     let ran = session.finish();
     module.sweep();
-    progress.step("verifying");
-    module.verify().map_err(|e| match e {
-        LlvmError::InvalidIr { message } => LlvmError::InvalidIr {
-            message: format!("fmerge produced invalid IR (a bug: please report it): {message}"),
-        },
-        other => other,
-    })?;
     Ok(ran)
 }
 

@@ -27,7 +27,9 @@
 //!
 //! A second round (after a sweep) retries the functions the first one took out while they
 //! waited or changed; a third found little (15 of 222 merges on tokei, 1.9 KB) for a tenth of
-//! the stage's time.
+//! the stage's time. The second round starts from the first one's lowering, parked across
+//! the sweep: only the functions the first round changed (members, callers whose call sites
+//! it rewrote) are lowered again, in module order, as a fresh lowering would have them.
 
 pub mod codegen;
 pub mod params;
@@ -89,6 +91,8 @@ pub struct Similar {
     rounds: usize,
     /// The functions the first round looks for partners for (`None`: all).
     first: Option<HashSet<String>>,
+    /// The last round's lowering, parked across the sweep between two rounds.
+    carried: Option<Carried>,
 }
 
 impl Similar {
@@ -96,7 +100,7 @@ impl Similar {
     /// may still be a partner): the size guard's second chance for the functions of merges
     /// it undid.
     pub fn retrying(functions: HashSet<String>) -> Self {
-        Similar { memo: None, rounds: 0, first: Some(functions) }
+        Similar { memo: None, rounds: 0, first: Some(functions), carried: None }
     }
 }
 
@@ -117,9 +121,10 @@ impl Stage for Similar {
         });
         self.rounds += 1;
         let last = self.rounds == ROUNDS;
-        let t = Instant::now();
-        let round = Round::new(module, run, stats, memo);
-        round.stats.add_time("lower+index", t);
+        let round = match self.carried.take() {
+            Some(carried) => Round::next(carried, module, run, stats, memo),
+            None => Round::new(module, run, stats, memo),
+        };
         let mut outcome = round.run(last);
         // A parked round lets go of the module, so that what it doomed is erased now instead
         // of at the round's end, then goes on where it stopped.
@@ -133,7 +138,10 @@ impl Stage for Similar {
             outcome = round.run(last);
         }
         match outcome {
-            Outcome::Done(merges) => merges,
+            Outcome::Done(merges, carried) => {
+                self.carried = carried;
+                merges
+            }
             Outcome::Parked(_) => unreachable!("resumed until done"),
         }
     }
@@ -185,8 +193,9 @@ fn park_after() -> usize {
 
 /// How a round ended.
 enum Outcome {
-    /// Done: the merges it committed.
-    Done(usize),
+    /// Done: the merges it committed, and its lowering parked for the next round (unless
+    /// it was the last).
+    Done(usize, Option<Carried>),
     /// Parked between two batches of close calls, to be resumed after the module's sweep.
     Parked(Box<ParkedRound>),
 }
@@ -206,6 +215,24 @@ struct ParkedRound {
     funcs: Vec<FuncData>,
     lowering: fmerge_llvm::lower::Parked,
     state: RoundState,
+}
+
+/// What a round that ended leaves the next one: its lowering, parked, and what it computed
+/// from it (its search index is dropped: the next round indexes its own functions).
+struct Carried {
+    funcs: Vec<FuncData>,
+    lowering: fmerge_llvm::lower::Parked,
+    known: Known,
+    /// Functions the round changed (see [`RoundState::stale`]).
+    stale: Vec<bool>,
+}
+
+/// What was computed from each function's lowering, kept for the functions that did not
+/// change from one round to the next.
+struct Known {
+    walks: Vec<Option<Walk>>,
+    costs: Vec<Option<Option<Vec<i64>>>>,
+    shapes: Vec<Option<profit::CodeShape>>,
 }
 
 /// What a round holds that borrows nothing, kept as it is when the round parks.
@@ -254,10 +281,86 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         stats: &'a mut StageStats,
         memo: &'a mut Memo,
     ) -> Self {
-        let opts = run.opts;
+        let t = Instant::now();
         let mut lowered = lower_module_lean(module, Hashes::Local);
+        stats.add_time("lower", t);
         let n = lowered.funcs.len();
         let fns: Vec<_> = lowered.handles.drain(..).map(|h| Some(h.function)).collect();
+        let known = Known {
+            walks: (0..n).map(|_| None).collect(),
+            costs: vec![None; n],
+            shapes: vec![None; n],
+        };
+        Round::with_lowering(module, run, stats, memo, lowered, fns, known)
+    }
+
+    /// The round after the one `carried` was (its lowering parked when it ended, the module
+    /// swept since): functions it changed are lowered again, the others keep their lowering
+    /// and what was computed from it. The functions come in module order, as [`Round::new`]
+    /// has them.
+    fn next(
+        carried: Carried,
+        module: &'m Module<'c>,
+        run: &'a mut Run<'s>,
+        stats: &'a mut StageStats,
+        memo: &'a mut Memo,
+    ) -> Self {
+        let t = Instant::now();
+        let Carried { funcs, lowering, known: mut old_known, stale } = carried;
+        let (mut lowerer, old_fns) = lowering.resume(module);
+        let mut old: Vec<Option<FuncData>> = funcs.into_iter().map(Some).collect();
+        let at: HashMap<Function<'m>, usize> =
+            old_fns.iter().enumerate().filter_map(|(k, f)| Some(((*f)?, k))).collect();
+        let fns = fmerge_llvm::lower::mergeable_functions(module);
+        let n = fns.len();
+        let mut funcs = Vec::with_capacity(n);
+        let mut known = Known {
+            walks: Vec::with_capacity(n),
+            costs: Vec::with_capacity(n),
+            shapes: Vec::with_capacity(n),
+        };
+        for &f in &fns {
+            let kept = at.get(&f).copied().filter(|&k| {
+                // A changed body or one whose unused instructions the sweep erased.
+                !stale[k] && old[k].as_ref().is_some_and(|d| d.num_insts() == f.instruction_count())
+            });
+            match kept {
+                Some(k) => {
+                    funcs.push(old[k].take().expect("each function once"));
+                    known.walks.push(old_known.walks[k].take());
+                    known.costs.push(old_known.costs[k].take());
+                    known.shapes.push(old_known.shapes[k].take());
+                }
+                None => {
+                    funcs.push(lowerer.lower(f).0);
+                    known.walks.push(None);
+                    known.costs.push(None);
+                    known.shapes.push(None);
+                }
+            }
+        }
+        drop((old, old_known));
+        stats.add_time("lower", t);
+        let lowered = LoweredModule { funcs, handles: Vec::new(), lowerer };
+        let fns = fns.into_iter().map(Some).collect();
+        Round::with_lowering(module, run, stats, memo, lowered, fns, known)
+    }
+
+    /// A round on `lowered` (lean: `fns` holds its functions, alive), with what is `known`
+    /// of each: indexes every eligible function and puts those the memo says to retry (all,
+    /// if it says nothing) on the worklist.
+    fn with_lowering(
+        module: &'m Module<'c>,
+        run: &'a mut Run<'s>,
+        stats: &'a mut StageStats,
+        memo: &'a mut Memo,
+        lowered: LoweredModule<'m>,
+        fns: Vec<Option<Function<'m>>>,
+        known: Known,
+    ) -> Self {
+        let opts = run.opts;
+        let t = Instant::now();
+        let n = lowered.funcs.len();
         let index_of = index_of(&fns);
         let mut round = Round {
             module,
@@ -269,9 +372,9 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             vis: Visibility::new(module, opts.whole_program),
             index_of,
             state: RoundState {
-                walks: (0..n).map(|_| None).collect(),
-                costs: vec![None; n],
-                shapes: vec![None; n],
+                walks: known.walks,
+                costs: known.costs,
+                shapes: known.shapes,
                 live: vec![false; n],
                 stale: vec![false; n],
                 search: Search::new(opts.search, 0),
@@ -310,6 +413,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         for k in eligible {
             round.state.live[k] = true;
         }
+        round.stats.add_time("index", t);
         round
     }
 
@@ -364,13 +468,18 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 
     /// Lets go of the module (between batches: nothing is pending).
     fn park(self) -> Outcome {
+        Outcome::Parked(self.parked())
+    }
+
+    /// The round without its module (nothing may be pending).
+    fn parked(self) -> Box<ParkedRound> {
         assert!(self.pending.is_empty(), "parking with close calls pending");
         let LoweredModule { funcs, lowerer, .. } = self.lowered;
-        Outcome::Parked(Box::new(ParkedRound {
+        Box::new(ParkedRound {
             funcs,
             lowering: lowerer.park(self.module, self.fns),
             state: self.state,
-        }))
+        })
     }
 
     /// Whether enough is waiting for the sweep to park (see [`PARK_AFTER`]).
@@ -448,7 +557,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 return self.park();
             }
             if !((last || self.state.merges == 0) && self.state.search.widen()) {
-                return self.finish();
+                return self.finish(last);
             }
             let live = (0..self.state.live.len()).filter(|&k| self.state.live[k]);
             let sizes = live.map(|k| (FuncKey(k as u32), self.lowered.funcs[k].num_insts() as u64));
@@ -458,14 +567,27 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         if self.search_all(margins) {
             return self.park();
         }
-        self.finish()
+        self.finish(last)
     }
 
     /// Ends the round: the functions it took out are the next round's to look at again.
-    fn finish(self) -> Outcome {
+    /// Unless it is the `last`, its lowering is parked for the next one.
+    fn finish(self, last: bool) -> Outcome {
         let retired = (0..self.state.live.len()).filter(|&k| !self.state.live[k]);
         self.memo.retry = Some(retired.map(|k| self.lowered.funcs[k].name.clone()).collect());
-        Outcome::Done(self.state.merges)
+        if last {
+            return Outcome::Done(self.state.merges, None);
+        }
+        assert!(self.pending.is_empty(), "a round ends with nothing pending");
+        let RoundState { walks, costs, shapes, stale, merges, .. } = self.state;
+        let LoweredModule { funcs, lowerer, .. } = self.lowered;
+        let carried = Carried {
+            funcs,
+            lowering: lowerer.park(self.module, self.fns),
+            known: Known { walks, costs, shapes },
+            stale,
+        };
+        Outcome::Done(merges, Some(carried))
     }
 
     /// Looks for partners until the worklist is empty (settling may give functions back: a
