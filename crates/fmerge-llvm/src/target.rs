@@ -390,13 +390,8 @@ pub fn measure_bitcode_as_made(
     modules: impl IntoIterator<Item = Result<Vec<u8>>>,
 ) -> Vec<Result<SizeReport>> {
     use std::sync::{Condvar, Mutex};
-    // Every thread makes its own target machine like `target` (same triple, relocation model
-    // and function sections: position-independent code is measurably larger around global
-    // addresses, and a function's size can depend on its neighbours without sections), and
-    // its own context in the same process (`target.embedding`: inside a plugin's host, no
-    // context installs fmerge's fatal-error handler).
-    let (triple, reloc, embedding) = (target.triple.as_str(), target.reloc, target.embedding);
-    let sections = target.function_sections;
+    // Every thread makes its own compiler like `target` (see `Recipe`).
+    let recipe = Recipe::of(target);
     /// Bitcode waiting to be compiled, and whether more may come.
     struct Queue {
         waiting: std::collections::VecDeque<(usize, Vec<u8>)>,
@@ -427,18 +422,7 @@ pub fn measure_bitcode_as_made(
                     q = ready.wait(q).expect("no panics while holding the lock");
                 }
             };
-            let (llvm, target) = compiler.get_or_insert_with(|| {
-                let mut target = Target::with_reloc(triple, reloc, embedding);
-                // Only ever turned on: some targets have sections by default, and WebAssembly
-                // cannot generate code without them (LLVM stops: "section already has a
-                // defining function").
-                if let Ok(t) = &mut target
-                    && sections
-                {
-                    t.set_function_sections(true);
-                }
-                (Llvm::with_embedding(embedding), target)
-            });
+            let (llvm, target) = compiler.get_or_insert_with(|| recipe.compiler());
             store(k, measure_bitcode_in(llvm, target, &bitcode));
         }
     };
@@ -473,6 +457,135 @@ pub fn measure_bitcode_as_made(
     let mut results = results.into_inner().expect("no panics while holding the lock");
     results.resize_with(count, || None);
     results.into_iter().map(|r| r.expect("every module compiled")).collect()
+}
+
+/// How a thread other than the target's makes a compiler like it: the same triple, relocation
+/// model and function sections (position-independent code is measurably larger around global
+/// addresses, and a function's size can depend on its neighbours without sections), in a
+/// context of its own in the same process (`embedding`: inside a plugin's host, no context
+/// installs fmerge's fatal-error handler).
+#[derive(Clone)]
+struct Recipe {
+    triple: String,
+    reloc: RelocMode,
+    embedding: Embedding,
+    sections: bool,
+}
+
+impl Recipe {
+    fn of(target: &Target) -> Recipe {
+        Recipe {
+            triple: target.triple.clone(),
+            reloc: target.reloc,
+            embedding: target.embedding,
+            sections: target.function_sections,
+        }
+    }
+
+    fn compiler(&self) -> (Llvm, Result<Target>) {
+        let mut target = Target::with_reloc(&self.triple, self.reloc, self.embedding);
+        // Only ever turned on: some targets have sections by default, and WebAssembly cannot
+        // generate code without them (LLVM stops: "section already has a defining function").
+        if let Ok(t) = &mut target
+            && self.sections
+        {
+            t.set_function_sections(true);
+        }
+        (Llvm::with_embedding(self.embedding), target)
+    }
+}
+
+/// Modules being compiled and measured while the caller goes on
+/// ([`measure_bitcode_in_background`]). [`Measuring::wait`] hands back one result per module,
+/// in order; they never depend on how many threads compiled them. Dropped without waiting, it
+/// still waits for its threads.
+pub struct Measuring {
+    shared: std::sync::Arc<Shared>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+    recipe: Recipe,
+}
+
+/// What the compiling threads and the waiting caller share: modules not taken yet, and the
+/// results.
+struct Shared {
+    waiting: std::sync::Mutex<std::collections::VecDeque<(usize, Vec<u8>)>>,
+    results: std::sync::Mutex<Vec<Option<Result<SizeReport>>>>,
+}
+
+impl Shared {
+    /// Compiles modules until none is waiting (one context and target machine for all).
+    fn compile_waiting(&self, recipe: &Recipe) {
+        let mut compiler = None;
+        loop {
+            let next = self.waiting.lock().expect("no panics while holding the lock").pop_front();
+            let Some((k, bitcode)) = next else { return };
+            let (llvm, target) = compiler.get_or_insert_with(|| recipe.compiler());
+            let r = measure_bitcode_in(llvm, target, &bitcode);
+            self.results.lock().expect("no panics while holding the lock")[k] = Some(r);
+        }
+    }
+}
+
+/// Starts compiling `modules` for `target` on `jobs - 1` threads of their own (each with its
+/// own context and target machine), and returns at once; [`Measuring::wait`] compiles what
+/// they have not taken on the caller's thread. So at most `jobs` threads compile at once, and
+/// with one job everything is compiled when the caller waits.
+pub fn measure_bitcode_in_background(
+    target: &Target,
+    jobs: usize,
+    modules: Vec<Result<Vec<u8>>>,
+) -> Measuring {
+    let recipe = Recipe::of(target);
+    let mut results = Vec::with_capacity(modules.len());
+    let mut waiting = Vec::new();
+    for (k, m) in modules.into_iter().enumerate() {
+        match m {
+            Ok(bitcode) => {
+                waiting.push((k, bitcode));
+                results.push(None);
+            }
+            Err(e) => results.push(Some(Err(e))),
+        }
+    }
+    // Largest first: the last module taken is a small one, and no thread waits long on it.
+    waiting.sort_by_key(|(k, b)| (std::cmp::Reverse(b.len()), *k));
+    let threads_wanted = jobs.saturating_sub(1).min(waiting.len());
+    let shared = std::sync::Arc::new(Shared {
+        waiting: std::sync::Mutex::new(waiting.into()),
+        results: std::sync::Mutex::new(results),
+    });
+    let threads = (0..threads_wanted)
+        .map(|_| {
+            let (shared, recipe) = (shared.clone(), recipe.clone());
+            std::thread::spawn(move || shared.compile_waiting(&recipe))
+        })
+        .collect();
+    Measuring { shared, threads, recipe }
+}
+
+impl Measuring {
+    /// Compiles what no thread has taken yet, waits for the threads, and hands back one
+    /// result per module.
+    pub fn wait(mut self) -> Vec<Result<SizeReport>> {
+        self.shared.compile_waiting(&self.recipe);
+        for t in std::mem::take(&mut self.threads) {
+            if let Err(panic) = t.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        let results = std::mem::take(
+            &mut *self.shared.results.lock().expect("no panics while holding the lock"),
+        );
+        results.into_iter().map(|r| r.expect("every module compiled")).collect()
+    }
+}
+
+impl Drop for Measuring {
+    fn drop(&mut self) {
+        for t in std::mem::take(&mut self.threads) {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Compiles one module's bitcode with `target` in `llvm`'s context and measures the object.

@@ -44,6 +44,11 @@ impl Sizes {
             .collect()
     }
 
+    /// Sizes read off a compiled object's function symbols.
+    pub fn from_symbols(by_symbol: BTreeMap<String, u64>) -> Sizes {
+        Sizes { by_symbol }
+    }
+
     /// Bytes of function `name` (Mach-O symbols carry a leading underscore).
     pub fn get(&self, name: &str) -> Option<u64> {
         crate::guard::symbol_size(&self.by_symbol, name)
@@ -110,6 +115,10 @@ pub struct SizeCache {
     bytes: std::collections::HashMap<(String, usize), u64>,
 }
 
+/// A function as [`SizeCache`] knows it (name and instruction count).
+#[derive(Clone)]
+pub struct CacheKey((String, usize));
+
 fn cache_key(f: Function<'_>) -> (String, usize) {
     (f.name(), f.blocks().iter().map(|b| b.instructions().len()).sum())
 }
@@ -121,6 +130,17 @@ impl SizeCache {
 
     pub fn insert(&mut self, f: Function<'_>, bytes: u64) {
         self.bytes.insert(cache_key(f), bytes);
+    }
+
+    /// What `f` is cached under as it is now (see [`SizeCache::insert_as`]).
+    pub fn key(f: Function<'_>) -> CacheKey {
+        CacheKey(cache_key(f))
+    }
+
+    /// Caches the bytes of a function as it was when `key` was taken (it may have changed
+    /// since: it is then measured again when asked for as it is).
+    pub fn insert_as(&mut self, key: CacheKey, bytes: u64) {
+        self.bytes.insert(key.0, bytes);
     }
 
     pub fn forget(&mut self, name: &str) {

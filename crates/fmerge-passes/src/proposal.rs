@@ -185,9 +185,33 @@ pub fn measured_savings(
     cache: &mut SizeCache,
     jobs: usize,
 ) -> Vec<Option<i64>> {
-    if proposals.is_empty() {
-        return Vec::new();
-    }
+    start_measuring(module, target, proposals, cache, jobs).finish(module, proposals, cache)
+}
+
+/// Proposals being compiled on other threads ([`start_measuring`]): what the result is read
+/// against once they are done.
+pub struct Measurement<'m> {
+    /// The originals compiled, and what the size cache is to know each as (taken when the
+    /// subsets were made: a function may change while it compiles).
+    originals: Vec<(Function<'m>, crate::measure::CacheKey)>,
+    /// Each proposal's probe thunks (members that stay callable through a thunk).
+    probes: Vec<Vec<Function<'m>>>,
+    measuring: Option<fmerge_llvm::target::Measuring>,
+    /// The subsets could not be made.
+    failed: bool,
+}
+
+/// Starts measuring `proposals` (see [`measured_savings`]): makes the probe thunks and the
+/// module subsets on this thread, and compiles them on others while the caller goes on. The
+/// module must keep the proposals' bodies, members and probes until
+/// [`Measurement::finish`].
+pub fn start_measuring<'m>(
+    module: &'m Module<'_>,
+    target: &Target,
+    proposals: &[&Proposal<'m>],
+    cache: &SizeCache,
+    jobs: usize,
+) -> Measurement<'m> {
     let mut originals = Vec::new();
     let mut new_fns = Vec::new();
     let mut probes: Vec<Vec<Function<'_>>> = Vec::new();
@@ -209,46 +233,68 @@ pub fn measured_savings(
         }
         probes.push(ps);
     }
+    let originals: Vec<_> = originals.into_iter().map(|m| (m, SizeCache::key(m))).collect();
+    if proposals.is_empty() {
+        return Measurement { originals, probes, measuring: None, failed: false };
+    }
     // Originals and new functions together, in two halves of about as many instructions: two
     // module copies keep two cores busy, and the split never changes a size.
-    let all: Vec<Function<'_>> = originals.iter().chain(&new_fns).copied().collect();
+    let all: Vec<Function<'_>> =
+        originals.iter().map(|(m, _)| *m).chain(new_fns.iter().copied()).collect();
     let (h1, h2) = all.split_at(balanced_split(&all));
     let groups: Vec<&[Function<'_>]> = [h1, h2].into_iter().filter(|g| !g.is_empty()).collect();
-    let mut failed = false;
-    let mut after = Vec::new();
-    for sizes in Sizes::of_groups(module, target, &groups, jobs) {
-        match sizes {
-            Ok(s) => {
-                for &m in &originals {
-                    if let Some(b) = s.get(&m.name()) {
-                        cache.insert(m, b);
+    let bitcode: Vec<_> = crate::measure::subsets_as_bitcode(module, &groups).collect();
+    let failed = bitcode.iter().any(Result::is_err);
+    let measuring = fmerge_llvm::target::measure_bitcode_in_background(target, jobs, bitcode);
+    Measurement { originals, probes, measuring: Some(measuring), failed }
+}
+
+impl<'m> Measurement<'m> {
+    /// Waits for the compiles and reads each proposal's saving off them (see
+    /// [`measured_savings`]); the probes are queued for erasure.
+    pub fn finish(
+        self,
+        module: &'m Module<'_>,
+        proposals: &[&Proposal<'m>],
+        cache: &mut SizeCache,
+    ) -> Vec<Option<i64>> {
+        let mut failed = self.failed;
+        let mut after = Vec::new();
+        for report in self.measuring.map(|m| m.wait()).unwrap_or_default() {
+            match report {
+                Ok(report) => {
+                    let s = Sizes::from_symbols(report.functions);
+                    for (m, key) in &self.originals {
+                        if let Some(b) = s.get(&m.name()) {
+                            cache.insert_as(key.clone(), b);
+                        }
                     }
+                    after.push(s);
                 }
-                after.push(s);
+                Err(_) => failed = true,
             }
-            Err(_) => failed = true,
         }
+        let result = proposals
+            .iter()
+            .zip(&self.probes)
+            .map(|(p, ps)| {
+                if failed {
+                    return None;
+                }
+                let b: u64 = p.members.iter().map(|&m| cache.get(m)).sum::<Option<u64>>()?;
+                let size_of = |name: &str| after.iter().find_map(|s| s.get(name));
+                let mut a = size_of(&p.body.name())?;
+                for probe in ps {
+                    a += size_of(&probe.name())?;
+                }
+                Some(b as i64 - a as i64 - profit::units_to_bytes(p.unmeasured_units))
+            })
+            .collect();
+        for probe in self.probes.into_iter().flatten() {
+            module.defer_erase(probe);
+        }
+        result
     }
-    let result = proposals
-        .iter()
-        .zip(&probes)
-        .map(|(p, ps)| {
-            if failed {
-                return None;
-            }
-            let b: u64 = p.members.iter().map(|&m| cache.get(m)).sum::<Option<u64>>()?;
-            let size_of = |name: &str| after.iter().find_map(|s| s.get(name));
-            let mut a = size_of(&p.body.name())?;
-            for probe in ps {
-                a += size_of(&probe.name())?;
-            }
-            Some(b as i64 - a as i64 - profit::units_to_bytes(p.unmeasured_units))
-        })
-        .collect();
-    for probe in probes.into_iter().flatten() {
-        module.defer_erase(probe);
-    }
-    result
 }
 
 /// Where to split `fns` so that both halves hold about as many instructions (code generation
@@ -332,6 +378,30 @@ pub fn settle(
     jobs: usize,
     stats: &mut crate::report::StageStats,
 ) -> Vec<Verdict> {
+    let launched = launch(module, target, proposals, margins, cache, measure_budget, jobs, stats);
+    launched.land(module, proposals, cache, stats)
+}
+
+/// Proposals judged, the close ones being compiled ([`launch`]).
+pub struct Launched<'m> {
+    judged: Vec<(profit::Verdict, crate::report::Basis)>,
+    measurement: Measurement<'m>,
+}
+
+/// Judges `proposals` as [`settle`] does, and starts compiling the close ones on other
+/// threads: the caller may go on (leaving the proposals' functions alone) until it lands
+/// them ([`Launched::land`]).
+#[allow(clippy::too_many_arguments)]
+pub fn launch<'m>(
+    module: &'m Module<'_>,
+    target: &Target,
+    proposals: &[Proposal<'m>],
+    margins: Margins,
+    cache: &SizeCache,
+    measure_budget: &mut MeasureBudget,
+    jobs: usize,
+    stats: &mut crate::report::StageStats,
+) -> Launched<'m> {
     use crate::report::Basis;
     use profit::Verdict as V;
     let judged: Vec<(V, Basis)> = proposals
@@ -344,31 +414,56 @@ pub fn settle(
             v => (v, Basis::Estimate),
         })
         .collect();
-    let pending: Vec<&Proposal<'_>> =
-        proposals.iter().zip(&judged).filter(|(_, v)| v.0 == V::Measure).map(|(p, _)| p).collect();
-    let mut measured = measured_savings(module, target, &pending, cache, jobs).into_iter();
-    proposals
-        .iter()
-        .zip(judged)
-        .map(|(p, (v, basis))| match v {
-            V::Keep => Verdict { keep: true, measured_saving: None, basis },
-            V::Reject => Verdict { keep: false, measured_saving: None, basis },
-            V::Measure => {
-                stats.measured_decisions += 1;
-                let saving = measured.next().flatten();
-                let estimate_keeps = p.estimated_saving() > 0;
-                if saving.is_some_and(|s| (s > 0) != estimate_keeps) {
-                    stats.estimate_disagreed += 1;
+    let close = close_ones(proposals, &judged);
+    let measurement = start_measuring(module, target, &close, cache, jobs);
+    Launched { judged, measurement }
+}
+
+fn close_ones<'a, 'm>(
+    proposals: &'a [Proposal<'m>],
+    judged: &[(profit::Verdict, crate::report::Basis)],
+) -> Vec<&'a Proposal<'m>> {
+    let close = proposals.iter().zip(judged).filter(|(_, v)| v.0 == profit::Verdict::Measure);
+    close.map(|(p, _)| p).collect()
+}
+
+impl<'m> Launched<'m> {
+    /// The verdicts on `proposals` (the ones it was launched with), once the close ones are
+    /// compiled.
+    pub fn land(
+        self,
+        module: &'m Module<'_>,
+        proposals: &[Proposal<'m>],
+        cache: &mut SizeCache,
+        stats: &mut crate::report::StageStats,
+    ) -> Vec<Verdict> {
+        use crate::report::Basis;
+        use profit::Verdict as V;
+        let close = close_ones(proposals, &self.judged);
+        let mut measured = self.measurement.finish(module, &close, cache).into_iter();
+        proposals
+            .iter()
+            .zip(self.judged)
+            .map(|(p, (v, basis))| match v {
+                V::Keep => Verdict { keep: true, measured_saving: None, basis },
+                V::Reject => Verdict { keep: false, measured_saving: None, basis },
+                V::Measure => {
+                    stats.measured_decisions += 1;
+                    let saving = measured.next().flatten();
+                    let estimate_keeps = p.estimated_saving() > 0;
+                    if saving.is_some_and(|s| (s > 0) != estimate_keeps) {
+                        stats.estimate_disagreed += 1;
+                    }
+                    // Unmeasurable: do not take the risk.
+                    Verdict {
+                        keep: saving.is_some_and(|s| s > 0),
+                        measured_saving: saving,
+                        basis: Basis::Measured,
+                    }
                 }
-                // Unmeasurable: do not take the risk.
-                Verdict {
-                    keep: saving.is_some_and(|s| s > 0),
-                    measured_saving: saving,
-                    basis: Basis::Measured,
-                }
-            }
-        })
-        .collect()
+            })
+            .collect()
+    }
 }
 
 /// When an estimate is trusted: a merge is kept on its estimate alone only when the estimated

@@ -18,7 +18,10 @@
 //!    more similar functions end up sharing one body). Functions whose call sites were
 //!    rewritten are stale for the rest of the round and sit out.
 //! 5. Close calls wait in a bounded batch that is settled by compiling it (one code generation
-//!    for the whole batch), then committed or erased.
+//!    for the whole batch), then committed or erased. A batch compiles on other threads while
+//!    the search goes on, its functions out of the search; it lands (its winners committed)
+//!    when the next batch is full or nothing else is left to look at: points the search
+//!    decides, so the output never depends on timing or the number of threads.
 //! 6. Bodies that lost, and the old bodies of members that became thunks, wait for the
 //!    module's sweep. Once enough of them wait ([`PARK_AFTER`]), the round parks between two
 //!    batches: it lets go of the module (its lowering too, `fmerge_llvm::lower::Parked`), the
@@ -92,7 +95,7 @@ pub struct Similar {
     /// The functions the first round looks for partners for (`None`: all).
     first: Option<HashSet<String>>,
     /// The last round's lowering, parked across the sweep between two rounds.
-    carried: Option<Carried>,
+    carried: Option<Box<Carried>>,
 }
 
 impl Similar {
@@ -122,7 +125,7 @@ impl Stage for Similar {
         self.rounds += 1;
         let last = self.rounds == ROUNDS;
         let round = match self.carried.take() {
-            Some(carried) => Round::next(carried, module, run, stats, memo),
+            Some(carried) => Round::next(*carried, module, run, stats, memo),
             None => Round::new(module, run, stats, memo),
         };
         let mut outcome = round.run(last);
@@ -162,6 +165,13 @@ struct Memo {
     measure_budget: proposal::MeasureBudget,
 }
 
+/// A batch of close calls being compiled: the proposals as they were launched.
+struct InFlight<'m> {
+    pending: Vec<Pending<'m>>,
+    proposals: Vec<Proposal<'m>>,
+    launched: proposal::Launched<'m>,
+}
+
 /// A proposal waiting for code generation to settle it.
 struct Pending<'m> {
     proposal: Proposal<'m>,
@@ -195,7 +205,7 @@ fn park_after() -> usize {
 enum Outcome {
     /// Done: the merges it committed, and its lowering parked for the next round (unless
     /// it was the last).
-    Done(usize, Option<Carried>),
+    Done(usize, Option<Box<Carried>>),
     /// Parked between two batches of close calls, to be resumed after the module's sweep.
     Parked(Box<ParkedRound>),
 }
@@ -268,6 +278,9 @@ struct Round<'a, 'm, 'c, 's> {
     index_of: HashMap<Function<'m>, usize>,
     state: RoundState,
     pending: Vec<Pending<'m>>,
+    /// The last batch of close calls, being compiled on other threads while the round goes
+    /// on ([`Round::settle`]).
+    in_flight: Option<InFlight<'m>>,
     /// Instructions of bodies waiting for the sweep since the last one, and how many park
     /// the round ([`PARK_AFTER`]).
     doomed: usize,
@@ -385,6 +398,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 looked_at: 0,
             },
             pending: Vec::new(),
+            in_flight: None,
             doomed: 0,
             park_after: park_after(),
         };
@@ -444,6 +458,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             vis: Visibility::new(module, whole_program),
             state: parked.state,
             pending: Vec::new(),
+            in_flight: None,
             doomed: 0,
             park_after: park_after(),
         };
@@ -473,7 +488,10 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 
     /// The round without its module (nothing may be pending).
     fn parked(self) -> Box<ParkedRound> {
-        assert!(self.pending.is_empty(), "parking with close calls pending");
+        assert!(
+            self.pending.is_empty() && self.in_flight.is_none(),
+            "parking with close calls pending"
+        );
         let LoweredModule { funcs, lowerer, .. } = self.lowered;
         Box::new(ParkedRound {
             funcs,
@@ -484,7 +502,10 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
 
     /// Whether enough is waiting for the sweep to park (see [`PARK_AFTER`]).
     fn park_due(&self) -> bool {
-        self.doomed >= self.park_after && self.pending.is_empty() && !self.state.worklist.is_empty()
+        self.doomed >= self.park_after
+            && self.pending.is_empty()
+            && self.in_flight.is_none()
+            && !self.state.worklist.is_empty()
     }
 
     /// Function `k` of the lowering (alive: only stale functions can be gone).
@@ -578,7 +599,10 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         if last {
             return Outcome::Done(self.state.merges, None);
         }
-        assert!(self.pending.is_empty(), "a round ends with nothing pending");
+        assert!(
+            self.pending.is_empty() && self.in_flight.is_none(),
+            "a round ends with nothing pending"
+        );
         let RoundState { walks, costs, shapes, stale, merges, .. } = self.state;
         let LoweredModule { funcs, lowerer, .. } = self.lowered;
         let carried = Carried {
@@ -587,23 +611,41 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             known: Known { walks, costs, shapes },
             stale,
         };
-        Outcome::Done(merges, Some(carried))
+        Outcome::Done(merges, Some(Box::new(carried)))
     }
 
     /// Looks for partners until the worklist is empty (settling may give functions back: a
     /// close call that lost sends its functions to look again). True if the round is to
     /// park first ([`Round::park_due`]).
     fn search_all(&mut self, margins: proposal::Margins) -> bool {
-        while !self.state.worklist.is_empty() {
-            if self.search_worklist(margins) {
-                return true;
+        loop {
+            while !self.state.worklist.is_empty() {
+                if self.search_worklist(margins) {
+                    return true;
+                }
+                self.settle();
+                if self.park_now() {
+                    return true;
+                }
             }
-            self.settle();
-            if self.park_due() {
+            // Nothing left to look at but the batch being compiled (its losers look again).
+            if self.in_flight.is_none() {
+                return false;
+            }
+            self.land();
+            if self.park_now() {
                 return true;
             }
         }
-        false
+    }
+
+    /// Whether the round is to park now ([`Round::park_due`]); if enough waits for the sweep,
+    /// the batch being compiled is landed first.
+    fn park_now(&mut self) -> bool {
+        if self.doomed >= self.park_after && !self.state.worklist.is_empty() {
+            self.land();
+        }
+        self.park_due()
     }
 
     /// Looks for partners for every function on the worklist, settling close calls in batches.
@@ -636,7 +678,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             }
             if self.pending.len() >= BATCH {
                 self.settle();
-                if self.park_due() {
+                if self.park_now() {
                     return true;
                 }
             }
@@ -942,8 +984,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         }
     }
 
-    /// Settles the pending close calls by compiling them, commits the winners.
+    /// Lands the batch being compiled (commits its winners), then starts compiling the close
+    /// calls pending since. The search goes on while they compile: their functions stay out
+    /// of it until they land. Where a batch lands depends only on the search (the next batch
+    /// filling up, or nothing left to look at), never on when its compiles finish.
     fn settle(&mut self) {
+        self.land();
         if self.pending.is_empty() {
             return;
         }
@@ -955,16 +1001,27 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let proposals: Vec<Proposal<'m>> = pending.iter().map(|p| p.proposal.clone()).collect();
         let margins = proposal::Margins::for_mode(self.run.opts.profit, self.run.opts.close_margin);
         let t = Instant::now();
-        let verdicts = proposal::settle(
+        let launched = proposal::launch(
             self.module,
             self.run.target,
             &proposals,
             margins,
-            &mut self.memo.sizes,
+            &self.memo.sizes,
             &mut self.memo.measure_budget,
             self.run.opts.jobs,
             self.stats,
         );
+        self.stats.add_time("measure", t);
+        self.in_flight = Some(InFlight { pending, proposals, launched });
+    }
+
+    /// Waits for the batch being compiled, if any, and commits its winners.
+    fn land(&mut self) {
+        let Some(InFlight { pending, proposals, launched }) = self.in_flight.take() else {
+            return;
+        };
+        let t = Instant::now();
+        let verdicts = launched.land(self.module, &proposals, &mut self.memo.sizes, self.stats);
         self.stats.add_time("measure", t);
         record_prices(&pending, &verdicts, &self.memo.sizes);
         // The winners spend the slowdown budget, most bytes per unit of added work first
