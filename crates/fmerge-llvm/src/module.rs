@@ -120,15 +120,22 @@ impl Llvm {
         self.parse(path, &read(path)?)
     }
 
-    /// [`Llvm::load`], the module keeping the bitcode it was read from (if bitcode) until it
+    /// [`Llvm::load`], the module keeping what it was read from (if bitcode) until it
     /// changes, so that a lazy copy of it reads that again instead of writing the module out.
     /// For callers that copy the module before changing it through handles, or that call
-    /// [`Module::forget_source`] when they do.
+    /// [`Module::forget_source`] when they do. A regular file is kept as its path, length and
+    /// digest, not its bytes (a large module's bitcode is several percent of the memory
+    /// merging it takes): it is read again when needed, and must hold the same bytes then.
     pub fn load_keeping_source(&self, path: &Path) -> Result<Module<'_>> {
         let bytes = read(path)?;
         let module = self.parse(path, &bytes)?;
         if bitcode::looks_like_bitcode(&bytes) {
-            *module.source.borrow_mut() = Some(bytes);
+            let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+            *module.source.borrow_mut() = Some(if regular {
+                Source::File { path: path.to_path_buf(), len: bytes.len(), digest: digest(&bytes) }
+            } else {
+                Source::Bytes(bytes)
+            });
         }
         Ok(module)
     }
@@ -181,6 +188,42 @@ impl Llvm {
 }
 
 /// The bytes of the file at `path`.
+/// What a module was read from, kept until it changes ([`Llvm::load_keeping_source`]).
+pub(crate) enum Source {
+    /// The bitcode itself.
+    Bytes(Vec<u8>),
+    /// A regular file of `len` bytes with this [`digest`], read again when needed.
+    File { path: std::path::PathBuf, len: usize, digest: u64 },
+}
+
+impl Source {
+    /// The bitcode: read again from its file, which must not have changed.
+    pub(crate) fn into_bytes(self) -> Result<Vec<u8>> {
+        match self {
+            Source::Bytes(b) => Ok(b),
+            Source::File { path, len, digest: d } => {
+                let bytes = read(&path)?;
+                if bytes.len() != len || digest(&bytes) != d {
+                    let e = std::io::Error::other(
+                        "the file changed while fmerge was working on it; nothing was written",
+                    );
+                    return Err(LlvmError::Io { path, source: e });
+                }
+                Ok(bytes)
+            }
+        }
+    }
+}
+
+/// A digest of `bytes` that tells a file changed while it was being worked on (not a defence
+/// against someone forging a file with the same digest).
+fn digest(bytes: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    h.write(bytes);
+    h.finish()
+}
+
 fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => LlvmError::NotFound { path: path.to_path_buf() },
@@ -267,7 +310,7 @@ pub struct Module<'c> {
     /// it again instead of writing the module out ([`Module::lazy_copy`]). Every change made
     /// through `&mut self` or to the module's target forgets it; callers that change the
     /// module through handles before copying it call [`Module::forget_source`].
-    source: RefCell<Option<Vec<u8>>>,
+    source: RefCell<Option<Source>>,
 }
 
 impl<'c> Module<'c> {
@@ -642,7 +685,7 @@ impl<'c> Module<'c> {
     /// copy of it (the pass plugin's, in case a run fails).
     pub fn keep_bitcode(&self) -> Result<Vec<u8>> {
         let bitcode = self.write_bitcode(false)?;
-        *self.source.borrow_mut() = Some(bitcode.clone());
+        *self.source.borrow_mut() = Some(Source::Bytes(bitcode.clone()));
         Ok(bitcode)
     }
 
@@ -680,18 +723,22 @@ impl<'c> Module<'c> {
     /// few bodies are needed. Its named struct types are other types than this module's,
     /// named like them with a numeric suffix.
     pub fn lazy_copy(&self) -> Result<Module<'c>> {
-        let source = self.source.borrow();
-        self.lazy_copy_from(source.as_deref())
+        let kept = self.source.borrow_mut().take();
+        let Some(source) = kept else { return self.lazy_copy_from(None) };
+        let bytes = source.into_bytes()?;
+        let copy = self.lazy_copy_from(Some(&bytes));
+        *self.source.borrow_mut() = Some(Source::Bytes(bytes));
+        copy
     }
 
     /// The bitcode of the module as it is now, for a lazy copy later
     /// ([`Module::lazy_copy_of_bitcode`]): what it was read from if nothing has changed it
     /// (taken, not copied: the module is about to change), else the module written out.
-    pub(crate) fn take_bitcode(&self) -> Result<Vec<u8>> {
-        if let Some(bytes) = self.source.borrow_mut().take() {
-            return Ok(bytes);
+    pub(crate) fn take_bitcode(&self) -> Result<Source> {
+        if let Some(source) = self.source.borrow_mut().take() {
+            return Ok(source);
         }
-        self.write_bitcode(false)
+        self.write_bitcode(false).map(Source::Bytes)
     }
 
     /// A lazy copy (as [`Module::lazy_copy`]) of the module `bitcode` holds, in this module's

@@ -26,14 +26,14 @@ pub struct Snapshot<'c> {
 
 /// A snapshot not read yet: the bitcode of the module as it was ([`Snapshot::defer`]).
 pub struct DeferredSnapshot {
-    bitcode: Vec<u8>,
+    bitcode: crate::module::Source,
 }
 
 impl DeferredSnapshot {
     /// The snapshot, read back lazily into the context of `working` (the module it was taken
     /// from, changed or not since).
     pub fn read<'c>(self, working: &Module<'c>) -> Result<Snapshot<'c>> {
-        let module = working.lazy_copy_of_bitcode(&self.bitcode)?;
+        let module = working.lazy_copy_of_bitcode(&self.bitcode.into_bytes()?)?;
         // SAFETY: the shim returns a new object that this snapshot owns and frees.
         let pairs = unsafe { ffi::fm_type_pairs_by_name() };
         Ok(Snapshot { module, pairs })

@@ -1,7 +1,8 @@
 //! Lazy copies of a module read from a file: from the bitcode it was read from while it is
-//! unchanged, from the module itself once it changed.
+//! unchanged, from the module itself once it changed; and never from a file that changed
+//! after the module was read from it.
 
-use fmerge_llvm::Llvm;
+use fmerge_llvm::{Llvm, LlvmError, Snapshot};
 
 const IR: &str = r#"
 target triple = "x86_64-unknown-linux-gnu"
@@ -52,6 +53,35 @@ fn a_lazy_copy_after_a_change_has_the_change() {
     m.forget_source();
     let copy = m.lazy_copy().unwrap();
     assert!(copy.function("g").is_some() && copy.function("f").is_none());
+}
+
+#[test]
+fn a_copy_of_the_input_is_refused_when_its_file_changed_since_it_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = bitcode_file(&dir);
+    let llvm = Llvm::new();
+    // Unchanged: the file is read again for the copy.
+    let m = llvm.load_keeping_source(&path).unwrap();
+    let copy = Snapshot::defer(&m).unwrap().read(&m).unwrap();
+    copy.module().materialize_all().unwrap();
+    assert!(copy.module().to_text().contains("add i32 %x, 1"));
+    // Changed after it was read (same length, other bytes): no copy is made of it.
+    let m = llvm.load_keeping_source(&path).unwrap();
+    let deferred = Snapshot::defer(&m).unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&path, &bytes).unwrap();
+    match deferred.read(&m) {
+        Err(e @ LlvmError::Io { .. }) => assert!(e.to_string().contains("changed"), "{e}"),
+        Err(e) => panic!("not an I/O error: {e}"),
+        Ok(_) => panic!("a copy was made of a file that changed"),
+    }
+    // A lazy copy of a module still unchanged reads its file again too.
+    let path = bitcode_file(&dir);
+    let m = llvm.load_keeping_source(&path).unwrap();
+    std::fs::write(&path, b"not bitcode any more").unwrap();
+    assert!(m.lazy_copy().is_err());
 }
 
 #[test]
