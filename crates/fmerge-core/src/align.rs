@@ -295,6 +295,30 @@ impl FunctionAlignment {
     }
 }
 
+/// Whether two invokes the alignment matches unwind to blocks it does not pair. Their merged
+/// body cannot be built: one invoke has one unwind edge, and it must reach a landing pad
+/// directly (no dispatch block can choose between two). Such a pair is given up before its
+/// body is built.
+pub fn unwinds_apart(f: &FuncData, g: &FuncData, align: &FunctionAlignment) -> bool {
+    let (_, paired) = align.pairs();
+    align.blocks.iter().any(|b| {
+        let BlockAlignment::Paired { left, right, insts } = b else { return false };
+        let (bl, br) = (&f.blocks[*left as usize], &g.blocks[*right as usize]);
+        // An invoke ends its block.
+        let (i, j) = (bl.insts.end - 1, br.insts.end - 1);
+        let invokes = f.insts[i as usize].opcode == opcode::INVOKE
+            && g.insts[j as usize].opcode == opcode::INVOKE;
+        if !invokes || !insts.contains(&AlignEntry::Match(i, j)) {
+            return false;
+        }
+        // Successors in terminator order: normal destination, then unwind destination.
+        match (bl.succs.get(1), br.succs.get(1)) {
+            (Some(u), Some(v)) => paired.get(u) != Some(v),
+            _ => true,
+        }
+    })
+}
+
 /// Instructions of block `b` that take part in alignment (not phis, not landing pads).
 pub fn aligned_insts(f: &FuncData, b: u32) -> Vec<u32> {
     f.blocks[b as usize]
@@ -555,6 +579,50 @@ mod tests {
 
     fn m(f: &FuncData, g: &FuncData) -> bool {
         insts_match(&tables(), f, 0, g, 0)
+    }
+
+    /// `invoke callee(0)` to block 1 (returns) or to a landing pad: block 2, or block 3 with
+    /// `unwind_last` (blocks 2 and 3 are the same landing pad).
+    fn invoking(unwind_last: bool) -> FuncData {
+        let mut b = FuncBuilder::new("f", &[PTR, I32], VOID);
+        b.inst(opcode::INVOKE, VOID, S[0], &[Operand::Block(1), Operand::Block(2), callee(0)]);
+        b.end_block(&[1, if unwind_last { 3 } else { 2 }], false);
+        b.inst(opcode::RET, VOID, S[0], &[]);
+        b.end_block(&[], false);
+        for _ in 0..2 {
+            b.inst(opcode::LANDING_PAD, TOKEN, S[0], &[]);
+            b.inst(opcode::RESUME, VOID, S[0], &[]);
+            b.end_block(&[], true);
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn matched_invokes_must_unwind_to_paired_blocks() {
+        let pair = |l, r| BlockAlignment::Paired { left: l, right: r, insts: vec![] };
+        let invokes =
+            BlockAlignment::Paired { left: 0, right: 0, insts: vec![AlignEntry::Match(0, 0)] };
+        let aligned = |blocks| FunctionAlignment { blocks, stats: AlignStats::default() };
+        let (f, g) = (invoking(false), invoking(true));
+        // f unwinds to its block 2, g to its block 3.
+        let together = aligned(vec![invokes.clone(), pair(1, 1), pair(2, 3), pair(3, 2)]);
+        assert!(!unwinds_apart(&f, &g, &together));
+        let apart = aligned(vec![invokes.clone(), pair(1, 1), pair(2, 2), pair(3, 3)]);
+        assert!(unwinds_apart(&f, &g, &apart));
+        let alone = aligned(vec![
+            invokes,
+            pair(1, 1),
+            BlockAlignment::OnlyLeft(2),
+            BlockAlignment::OnlyRight(3),
+        ]);
+        assert!(unwinds_apart(&f, &g, &alone));
+        // Invokes that the alignment does not match are built apart: nothing to check.
+        let unmatched = BlockAlignment::Paired {
+            left: 0,
+            right: 0,
+            insts: vec![AlignEntry::OnlyLeft(0), AlignEntry::OnlyRight(0)],
+        };
+        assert!(!unwinds_apart(&f, &g, &aligned(vec![unmatched, pair(1, 1)])));
     }
 
     #[test]

@@ -745,6 +745,14 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             self.left_out(why, names);
             return false;
         }
+        // Known from the alignment: building the body would fail at the invokes (on Ninja's
+        // test binary, 506 of 570 bodies abandoned, 0.8 s and 100 MB of them).
+        if fmerge_core::align::unwinds_apart(&self.lowered.funcs[a], &self.lowered.funcs[b], &align)
+        {
+            self.abandoned(names, "invokes unwinding to different landing pads".into(), 0);
+            self.remember_rejected(key);
+            return false;
+        }
         self.walk(a);
         self.walk(b);
         let (fa, fb) = (&self.lowered.funcs[a], &self.lowered.funcs[b]);
@@ -769,13 +777,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.stats.add_time(if built.is_ok() { "codegen" } else { "codegen (abandoned)" }, t);
         let body = match built {
             Ok(body) => body,
-            Err(why) => {
-                self.stats.rolled_back += 1;
-                self.run.report.skipped.push(Skipped {
-                    stage: STAGE,
-                    function: format!("{} + {}", names.0, names.1),
-                    reason: format!("merge abandoned: {why}"),
-                });
+            Err((why, doomed)) => {
+                self.abandoned(names, why, doomed);
                 self.remember_rejected(key);
                 return false;
             }
@@ -842,6 +845,18 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     fn doom(&mut self, body: Function<'m>) {
         self.doomed += body.instruction_count();
         self.module.defer_erase(body);
+    }
+
+    /// Records a merge of `names` given up because its body cannot be built; `doomed`
+    /// instructions of it were built, and wait for the sweep like any body that lost.
+    fn abandoned(&mut self, names: (String, String), why: String, doomed: usize) {
+        self.doomed += doomed;
+        self.stats.rolled_back += 1;
+        self.run.report.skipped.push(Skipped {
+            stage: STAGE,
+            function: format!("{} + {}", names.0, names.1),
+            reason: format!("merge abandoned: {why}"),
+        });
     }
 
     /// Remembers a pair (by name) that failed or did not pay, so it is not tried again.
@@ -1158,13 +1173,14 @@ fn may_share_body(fa: &FuncData, a: Function<'_>, fb: &FuncData, b: Function<'_>
     }
 }
 
-/// Creates the merged function and its body; erases it again on failure.
+/// Creates the merged function and its body; erases it again on failure (why, and how many
+/// instructions of it wait for the sweep).
 fn build_body<'a, 'm>(
     module: &'m Module<'_>,
     sides: [&'a Side<'a, 'm>; 2],
     align: &fmerge_core::align::FunctionAlignment,
     map: &'a ParamMap,
-) -> Result<Function<'m>, String> {
+) -> Result<Function<'m>, (String, usize)> {
     let (a, b) = (sides[0].handles.function, sides[1].handles.function);
     let fn_ty = a.global_value_type();
     let mut param_tys = Vec::with_capacity(map.types.len() + 1);
@@ -1197,7 +1213,7 @@ fn build_body<'a, 'm>(
     back[1].push(None);
     if let Err(why) = m.set_merged_attrs(a, b, &back[0], &back[1]) {
         module.defer_erase(m);
-        return Err(why.into());
+        return Err((why.into(), 0));
     }
     fold::seal_merged_function(m);
     if m.personality().is_none() {
@@ -1207,7 +1223,7 @@ fn build_body<'a, 'm>(
         Ok(()) => Ok(m),
         Err(e) => {
             module.defer_erase(m);
-            Err(e)
+            Err((e, m.instruction_count()))
         }
     }
 }
