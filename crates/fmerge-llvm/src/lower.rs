@@ -816,13 +816,27 @@ pub fn mergeable_functions<'m>(module: &'m Module<'_>) -> Vec<Function<'m>> {
 /// Only the definitions that share LLVM's coarse structural hash with another one: the only
 /// candidates for being equal, exactly or up to constants (module order is kept).
 pub fn structural_twins<'m>(module: &'m Module<'_>) -> Vec<Function<'m>> {
+    structural_twins_of(module, |_| true)
+}
+
+/// [`structural_twins`] that share their structural hash with at least one function `of`
+/// says yes to (module order is kept).
+pub fn structural_twins_of<'m>(
+    module: &'m Module<'_>,
+    of: impl Fn(Function<'m>) -> bool,
+) -> Vec<Function<'m>> {
     let fns = mergeable_functions(module);
     let hashes = structural_hashes(&fns);
     let mut count: HashMap<u64, usize> = HashMap::default();
-    for &h in &hashes {
+    let mut wanted: std::collections::HashSet<u64> = std::collections::HashSet::default();
+    for (&f, &h) in fns.iter().zip(&hashes) {
         *count.entry(h).or_default() += 1;
+        if of(f) {
+            wanted.insert(h);
+        }
     }
-    fns.into_iter().zip(hashes).filter(|(_, h)| count[h] > 1).map(|(f, _)| f).collect()
+    let twins = fns.into_iter().zip(hashes);
+    twins.filter(|(_, h)| count[h] > 1 && wanted.contains(h)).map(|(f, _)| f).collect()
 }
 
 /// [`Function::structural_hash`] of every function (definitions), on every core: the hash

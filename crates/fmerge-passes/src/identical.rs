@@ -14,7 +14,11 @@
 //!    another module's definition may replace either symbol at link time.
 //! 5. Flags, metadata and intersectable attributes on the surviving body are intersected with
 //!    every member's, because the comparison ignores them (safe to drop, not safe to invent).
-//! 6. Callers changed by a round may now be equal: repeat until nothing changes.
+//! 6. Callers changed by a round may now be equal: repeat until nothing changes. A later round
+//!    looks only at the functions whose structural hash a changed function shares: the
+//!    survivors, members and new bodies of the last round, and every function using one of
+//!    them (through constants too). Two functions neither of which changed were compared in
+//!    the last round and are still different.
 
 use crate::fold::{self, Visibility, can_thunk};
 use crate::intersect;
@@ -24,8 +28,9 @@ use crate::stage::{About, Stage};
 use fmerge_core::compare::{self, Mode, Walk};
 use fmerge_core::ir::{FuncData, traits};
 use fmerge_core::profit;
-use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins};
-use fmerge_llvm::{Function, Linkage, Module, UnnamedAddr, cost};
+use fmerge_llvm::lower::{Hashes, lower_functions, structural_twins_of};
+use fmerge_llvm::{Function, Linkage, Module, UnnamedAddr, Value, cost};
+use std::collections::HashSet;
 
 const STAGE: &str = "identical";
 
@@ -34,7 +39,10 @@ const BLOCKING: u32 = traits::BLOCK_ADDRESS | traits::PREFIX_PROLOGUE;
 
 /// The identical stage.
 #[derive(Default)]
-pub struct Identical;
+pub struct Identical {
+    /// Functions the last round changed (see the module comment); `None` before the first.
+    changed: Option<HashSet<String>>,
+}
 
 impl Stage for Identical {
     fn about(&self) -> About {
@@ -42,13 +50,54 @@ impl Stage for Identical {
     }
 
     fn run_round(&mut self, session: &mut Session<'_, '_>, stats: &mut StageStats) -> usize {
-        one_round(&*session.module, &mut session.run, stats)
+        let module = &*session.module;
+        let candidates = match &self.changed {
+            None => structural_twins_of(module, |_| true),
+            Some(changed) => structural_twins_of(module, |f| changed.contains(&f.name())),
+        };
+        let mut touched = Vec::new();
+        let merges = one_round(module, &mut session.run, stats, &candidates, &mut touched);
+        self.changed = Some(changed_by(&touched));
+        merges
     }
 }
 
-fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> usize {
+/// The names of `touched` (functions a round merged, kept or made) and of every function
+/// that uses one of them, directly or through constants.
+fn changed_by(touched: &[Function<'_>]) -> HashSet<String> {
+    let mut changed = HashSet::new();
+    let mut seen: HashSet<Value<'_>> = HashSet::new();
+    let mut stack: Vec<Value<'_>> = touched.iter().map(|f| f.as_value()).collect();
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        if let Some(f) = v.as_function() {
+            changed.insert(f.name());
+        }
+        for (user, _) in v.users() {
+            match user.as_instruction().and_then(|i| i.parent_block()) {
+                Some(b) => {
+                    changed.insert(b.parent().name());
+                }
+                // A constant (or a global's initializer) using it: its users use it too.
+                None if user.is_constant() => stack.push(user),
+                None => {}
+            }
+        }
+    }
+    changed
+}
+
+fn one_round<'m>(
+    module: &'m Module<'_>,
+    run: &mut Run<'_>,
+    stats: &mut StageStats,
+    candidates: &[Function<'m>],
+    touched: &mut Vec<Function<'m>>,
+) -> usize {
     let (target, opts) = (run.target, run.opts);
-    let lowered = lower_functions(module, &structural_twins(module), Hashes::Local);
+    let lowered = lower_functions(module, candidates, Hashes::Local);
     let vis = Visibility::new(module, opts.whole_program);
     let mut eligible: Vec<usize> = Vec::new();
     for (k, f) in lowered.funcs.iter().enumerate() {
@@ -101,6 +150,7 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
                     continue;
                 }
                 let p = move_to_private_body(module, f);
+                touched.extend([f, p]);
                 body = Some(p);
                 record.body = p.name();
                 // f is now an empty shell: it folds into the private body like any member.
@@ -122,6 +172,11 @@ fn one_round(module: &Module<'_>, run: &mut Run<'_>, stats: &mut StageStats) -> 
                 continue;
             };
             intersect::apply(target_fn, g, &pairs);
+            // An erased member has no users left to be changed; its uses are the target's.
+            touched.push(target_fn);
+            if disposal != Disposal::Erased {
+                touched.push(g);
+            }
             record.estimated_saving += profit::units_to_bytes(match disposal {
                 Disposal::Thunk => f_units - profit::thunk_units(g.params().len()),
                 Disposal::Erased => f_units,
