@@ -8,13 +8,13 @@
 # Usage: ninja-build.sh OUTDIR SRCDIR
 #   SRCDIR holds ninja-1.12.1/ and googletest-release-1.12.1/ (unpacked Debian orig tarballs).
 # Writes OUTDIR/obj/*.o and OUTDIR/objs.txt (one object a line, in link order).
-# FLTO (environment) replaces -flto=thin (e.g. FLTO=-flto for full-LTO objects), OBJ the
-# object directory's name.
+# FLTO (environment) replaces -flto=thin (e.g. FLTO=-emit-llvm for the corpus' plain bitcode
+# files), OPTL replaces -Os (e.g. -Oz), OBJ names the object directory and its list OBJ.txt.
 set -e
-OUT=$(realpath "$1"); SRC=$(realpath "$2"); OBJ=${OBJ:-obj}; FLTO=${FLTO:--flto=thin}
+OUT=$(realpath "$1"); SRC=$(realpath "$2"); OBJ=${OBJ:-obj}; FLTO=${FLTO:--flto=thin}; OPTL=${OPTL:--Os}
 N=$SRC/ninja-1.12.1/src; G=$SRC/googletest-release-1.12.1/googletest
 mkdir -p "$OUT/$OBJ"
-CXX="clang++-22 -Os -g0 -w -std=c++14 -pthread $FLTO -Wno-deprecated -DUSE_PPOLL=1"
+CXX="clang++-22 $OPTL -g0 -w -std=c++14 -pthread $FLTO -Wno-deprecated -DUSE_PPOLL=1"
 cc() { o="$OUT/$OBJ/$(echo "$2" | tr / _).o"; [ -f "$o" ] || $CXX $1 -c "$3" -o "$o"; echo "$o" >> "$OUT/$OBJ.txt"; }
 : > "$OUT/$OBJ.txt"
 for f in build_log build deps_log clean clparser dyndep dyndep_parser debug_flags disk_interface \
