@@ -583,6 +583,31 @@ fn round_two_leaves_members_the_linker_folds_or_cannot_share_alone() {
     assert!(text_bytes(&gc) < text_bytes(&merged));
 }
 
+/// A shared copy is named by its text, which must not depend on the order a module lists its
+/// declarations in (`tests/thinlto-order`: a.c uses `log_b` first, b.c `log_a`, so LLVM prints
+/// their declarations and numbers their attribute groups differently): both modules' members
+/// call one copy under one name, which the linker keeps once even where identical code folding
+/// does not apply (exception tables, links without `--icf`).
+#[test]
+fn modules_listing_declarations_in_another_order_share_one_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sources = ["a.c", "b.c", "main.c"];
+    let objs = compile_for_thin_lto(&d.join("obj"), "tests/thinlto-order", &sources, None);
+    let plain = d.join("plain");
+    link_icf(&objs, &plain, None);
+    let info = round_one(d, &objs, UNPRICED);
+    let merged = d.join("merged");
+    let env = format!("{UNPRICED} -fmerge-global-info={}", info.display());
+    link_icf_with(&objs, &merged, Some(&env), &["-Wl,--gc-sections"]);
+    assert_eq!(output_of(&plain), output_of(&merged));
+    let work = symbols(&merged, "work_");
+    assert_eq!(work.len(), 2, "{work:?}");
+    assert!(work.values().all(|&(_, size)| size < 32), "work_a and work_b are thunks: {work:?}");
+    let copies = symbols(&merged, "__fmerge.g.");
+    assert_eq!(copies.len(), 1, "one shared copy, by one name: {copies:?}");
+}
+
 #[test]
 fn stale_merge_information_never_changes_behaviour() {
     let dir = tempfile::tempdir().unwrap();
