@@ -436,7 +436,8 @@ pub enum Sharing {
 /// [`summarize_with`] summarizes with `dedupable` take part (a ThinLTO backend defines each
 /// linkonce or weak function once), and a parameterized copy that references no module-local
 /// symbol is named by a hash of its contents (its text with attributes and the declarations it
-/// uses, no debug information), `linkonce_odr hidden` in a comdat of that name: modules that
+/// uses, no debug information, whatever order the module lists its declarations in:
+/// `fmerge_core::global::canonical_copy_text`), `linkonce_odr hidden` in a comdat of that name: modules that
 /// make the same copy define the same function under the same name, and the linker keeps one
 /// without identical code folding. Different contents never share a name (up to a 64-bit hash
 /// collision of the full text), so nothing the linker picks can change behaviour. Groups that
@@ -738,12 +739,16 @@ fn link_once_copy<'m>(
         }
     }
     let text = module.extract(&[shared]).map(|m| m.to_text());
-    // The text after the module's own header lines (identifier, source file name).
+    // The text after the module's own header lines (identifier, source file name), in a form
+    // that does not depend on the order this module lists its declarations in (see
+    // `canonical_copy_text`).
     let body = text.as_deref().map(|t| {
-        t.lines()
+        let t = t
+            .lines()
             .filter(|l| !l.starts_with("; ModuleID") && !l.starts_with("source_filename"))
             .collect::<Vec<_>>()
-            .join("\n")
+            .join("\n");
+        fmerge_core::global::canonical_copy_text(&t)
     });
     // Unnamed once given up, so the next copy's text gets the same name as this one's.
     let give_up = |f: Function<'m>| {

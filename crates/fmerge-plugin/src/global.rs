@@ -40,6 +40,7 @@ use fmerge_core::global::MergeInfo;
 use fmerge_llvm::Target;
 use fmerge_llvm::module::Module;
 use fmerge_llvm::plugin::Place;
+use fmerge_passes::Report;
 use fmerge_passes::global::{Pricing, Sharing};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,7 +75,8 @@ pub(crate) fn prepare(s: &Settings) -> Option<Prepared> {
 }
 
 /// Runs the global steps `s` asks for on `module` (after its own merging): writes its summary,
-/// then applies the merge information. Returns whether the module changed; on any failure it
+/// then applies the merge information. Returns whether the module changed, and the report of
+/// what was applied (the merges, and the members left out and why); on any failure the module
 /// is as it was before this call, and a warning says so.
 pub(crate) fn run(
     module: &mut Module<'_>,
@@ -82,7 +84,7 @@ pub(crate) fn run(
     place: Place,
     p: Prepared,
     spent: u64,
-) -> bool {
+) -> (bool, Option<Report>) {
     if let Some(dir) = &s.summary_dir
         && let Err(e) = write_summary(module, dir, s)
     {
@@ -91,13 +93,13 @@ pub(crate) fn run(
     if s.summary_dir.is_some() && s.verbose {
         eprintln!("fmerge: {} ({}): summary written", place.name(), module.source_file_name());
     }
-    let Some(info) = p.info else { return false };
+    let Some(info) = p.info else { return (false, None) };
     // What to restore on failure (as in `merge_module`): the module as bitcode.
     let backup = match module.to_bitcode() {
         Ok(bitcode) => bitcode,
         Err(e) => {
             eprintln!("fmerge: warning: {e}; the module was left unchanged");
-            return false;
+            return (false, None);
         }
     };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -108,9 +110,13 @@ pub(crate) fn run(
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
-        Ok(Err(e)) => return restore(module, &backup, &format!("applying {}: {e}", display(s))),
+        Ok(Err(e)) => {
+            let why = format!("applying {}: {e}", display(s));
+            return (restore(module, &backup, &why), None);
+        }
         Err(_) => {
-            return restore(module, &backup, "internal error applying merge information (a bug)");
+            let why = "internal error applying merge information (a bug)";
+            return (restore(module, &backup, why), None);
         }
     };
     if s.verbose {
@@ -128,7 +134,7 @@ pub(crate) fn run(
                 .sum::<usize>(),
         );
     }
-    !report.merges.is_empty()
+    (!report.merges.is_empty(), Some(report))
 }
 
 /// How both rounds price merges at run time: as the module's own merging prices its merges

@@ -176,17 +176,56 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     } else {
         None
     };
-    let (changed, spent) = merge_module(module, &s, o.place);
-    match global {
-        Some(g) => global::run(module, &s, o.place, g, spent) || changed,
-        None => changed,
+    let (changed, spent, report) = merge_module(module, &s, o.place);
+    let (global_changed, applied) = match global {
+        Some(g) => global::run(module, &s, o.place, g, spent),
+        None => (false, None),
+    };
+    // One report per module: the module's own merging, then what global merging applied (its
+    // merges, and the members it left out and why).
+    if let Some(path) = &s.report {
+        let report = match (report, applied) {
+            (Some(mut own), Some(applied)) => {
+                append_report(&mut own, applied);
+                Some(own)
+            }
+            (own, applied) => own.or(applied),
+        };
+        if let Some(report) = report {
+            write_report(path, &report, o.place);
+        }
     }
+    changed || global_changed
+}
+
+/// Appends the report of global merging's second round (`applied`) to the module's own
+/// (`own`): its stages, merges (numbered after the module's own), skipped functions and
+/// rejections; the function count after both.
+fn append_report(own: &mut Report, applied: Report) {
+    let first = own.next_seq();
+    if !applied.merges.is_empty() {
+        // Measured (if at all) before global merging changed the module.
+        own.text_bytes_after = None;
+    }
+    own.merges.extend(applied.merges.into_iter().enumerate().map(|(k, mut m)| {
+        m.seq = first + k;
+        m
+    }));
+    own.stages.extend(applied.stages);
+    own.skipped.extend(applied.skipped);
+    own.rejected.extend(applied.rejected);
+    own.functions_after = applied.functions_after;
 }
 
 /// The module's own merging (what the plugin does without global merging). Returns whether
-/// the module changed, and the run-time work its merges add by the counts they were priced
-/// with (what global merging's second round may no longer spend).
-fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> (bool, u64) {
+/// the module changed, the run-time work its merges add by the counts they were priced
+/// with (what global merging's second round may no longer spend), and its report when one
+/// was asked for (`-fmerge-report`; [`run`] writes it).
+fn merge_module(
+    module: &mut Module<'_>,
+    s: &Settings,
+    place: Place,
+) -> (bool, u64, Option<Report>) {
     // Merging needs two functions. A ThinLTO backend or a compile often has fewer (a codegen unit
     // with one function and the declarations it calls): there, everything below (the backup,
     // the target, verifying, the size guard's copy) would be spent on a module that cannot
@@ -200,7 +239,7 @@ fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> (bool, u
                 module.source_file_name()
             );
         }
-        return (false, 0);
+        return (false, 0, None);
     }
     let started = std::time::Instant::now();
     let steps = Steps::default();
@@ -212,7 +251,7 @@ fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> (bool, u
         Ok(bitcode) => bitcode,
         Err(e) => {
             eprintln!("fmerge: warning: {e}; the module was left unchanged");
-            return (false, 0);
+            return (false, 0, None);
         }
     };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -250,16 +289,13 @@ fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> (bool, u
     }));
     let report = match outcome {
         Ok(Ok(report)) => report,
-        Ok(Err(e)) => return (restore(module, &backup, &e.to_string()), 0),
+        Ok(Err(e)) => return (restore(module, &backup, &e.to_string()), 0, None),
         Err(_) => {
-            return (restore(module, &backup, "internal error (a bug: please report it)"), 0);
+            return (restore(module, &backup, "internal error (a bug: please report it)"), 0, None);
         }
     };
     drop(backup);
     let seconds = started.elapsed().as_secs_f64();
-    if let Some(path) = &s.report {
-        write_report(path, &report, place);
-    }
     if s.verbose {
         eprintln!(
             "fmerge: {} ({}): {} functions merged in {} merges ({} -> {} definitions), \
@@ -282,7 +318,9 @@ fn merge_module(module: &mut Module<'_>, s: &Settings, place: Place) -> (bool, u
             steps.times()
         );
     }
-    (!report.merges.is_empty(), report.profile.as_ref().map_or(0, |p| p.added_work))
+    let changed = !report.merges.is_empty();
+    let spent = report.profile.as_ref().map_or(0, |p| p.added_work);
+    (changed, spent, s.report.is_some().then_some(report))
 }
 
 /// The steps of a run and when each began (`-fmerge-timings`); the last one ends when they

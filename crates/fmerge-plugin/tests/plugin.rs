@@ -583,6 +583,31 @@ fn round_two_leaves_members_the_linker_folds_or_cannot_share_alone() {
     assert!(text_bytes(&gc) < text_bytes(&merged));
 }
 
+/// A shared copy is named by its text, which must not depend on the order a module lists its
+/// declarations in (`tests/thinlto-order`: a.c uses `log_b` first, b.c `log_a`, so LLVM prints
+/// their declarations and numbers their attribute groups differently): both modules' members
+/// call one copy under one name, which the linker keeps once even where identical code folding
+/// does not apply (exception tables, links without `--icf`).
+#[test]
+fn modules_listing_declarations_in_another_order_share_one_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sources = ["a.c", "b.c", "main.c"];
+    let objs = compile_for_thin_lto(&d.join("obj"), "tests/thinlto-order", &sources, None);
+    let plain = d.join("plain");
+    link_icf(&objs, &plain, None);
+    let info = round_one(d, &objs, UNPRICED);
+    let merged = d.join("merged");
+    let env = format!("{UNPRICED} -fmerge-global-info={}", info.display());
+    link_icf_with(&objs, &merged, Some(&env), &["-Wl,--gc-sections"]);
+    assert_eq!(output_of(&plain), output_of(&merged));
+    let work = symbols(&merged, "work_");
+    assert_eq!(work.len(), 2, "{work:?}");
+    assert!(work.values().all(|&(_, size)| size < 32), "work_a and work_b are thunks: {work:?}");
+    let copies = symbols(&merged, "__fmerge.g.");
+    assert_eq!(copies.len(), 1, "one shared copy, by one name: {copies:?}");
+}
+
 #[test]
 fn stale_merge_information_never_changes_behaviour() {
     let dir = tempfile::tempdir().unwrap();
@@ -662,7 +687,10 @@ fn round_two_leaves_out_merges_the_estimate_calls_hot() {
     };
     let merged = d.join("merged");
     let env = format!("-fmerge-verbose -fmerge-global-info={}", info.display());
-    let stderr = link_icf(&objs, &merged, Some(&env));
+    let reports = d.join("reports");
+    std::fs::create_dir_all(&reports).unwrap();
+    let report = format!("-fmerge-report={}/priced-{{}}.json", reports.display());
+    let stderr = link_icf(&objs, &merged, Some(&format!("{env} {report}")));
     assert_eq!(output_of(&plain), output_of(&merged));
     assert!(
         stderr.contains(
@@ -671,9 +699,38 @@ fn round_two_leaves_out_merges_the_estimate_calls_hot() {
         "{stderr}"
     );
     assert!(bodies(&merged), "step_a and step_b keep their bodies");
+    // The module's report says what round 2 left out, and why.
+    let global = global_records(&reports, "priced");
+    let mut left_out: Vec<&str> = global
+        .iter()
+        .flat_map(|r| r["skipped"].as_array().unwrap())
+        .filter(|k| k["stage"] == "global")
+        .filter(|k| k["reason"].as_str().unwrap().starts_with("runtime cost"))
+        .flat_map(|k| k["function"].as_str().unwrap().split(" + "))
+        .collect();
+    left_out.sort_unstable();
+    assert_eq!(left_out, ["step_a", "step_b"], "round 2's refusals in the report");
     // Without the estimate the same information merges them.
     let unpriced = d.join("unpriced-link");
     let stderr = link_icf(&objs, &unpriced, Some(&format!("{env} {UNPRICED}")));
     assert_eq!(output_of(&plain), output_of(&unpriced));
     assert!(!bodies(&unpriced), "step_a and step_b merged: {stderr}");
+}
+
+/// The plugin's reports named `TAG-*.json` in `dir` that have a stage of global merging's
+/// second round (one report per module: its own merging, then what round 2 applied).
+fn global_records(dir: &Path, tag: &str) -> Vec<serde_json::Value> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with(&format!("{tag}-")) {
+            continue;
+        }
+        let report = read_json(&path);
+        if report["stages"].as_array().unwrap().iter().any(|s| s["stage"] == "global") {
+            found.push(report);
+        }
+    }
+    found
 }
