@@ -14,22 +14,6 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    pub fn of(module: &Module<'_>, target: &Target, fns: &[Function<'_>]) -> Result<Sizes> {
-        Sizes::of_groups(module, target, &[fns], 1).pop().expect("one group")
-    }
-
-    /// Sizes of several groups of functions, each compiled in a module subset of its own,
-    /// the subsets compiled on up to `jobs` threads. The result for a group never depends on
-    /// `jobs`.
-    pub fn of_groups(
-        module: &Module<'_>,
-        target: &Target,
-        groups: &[&[Function<'_>]],
-        jobs: usize,
-    ) -> Vec<Result<Sizes>> {
-        Sizes::of_bitcode(target, subsets_as_bitcode(module, groups), jobs)
-    }
-
     /// Sizes of the modules `bitcode` yields ([`subsets_as_bitcode`], of one module or
     /// several), compiled on up to `jobs` threads while the next ones are being made, one
     /// result per entry.

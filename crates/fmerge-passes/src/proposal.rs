@@ -175,19 +175,6 @@ impl<'m> Proposal<'m> {
     }
 }
 
-/// Bytes each proposal saves, measured by compiling the originals (those not in `cache`) and
-/// the bodies with probe thunks, in module subsets compiled on up to `jobs` threads. `None`
-/// where something could not be measured (the caller must then not take the merge).
-pub fn measured_savings(
-    module: &Module<'_>,
-    target: &Target,
-    proposals: &[&Proposal<'_>],
-    cache: &mut SizeCache,
-    jobs: usize,
-) -> Vec<Option<i64>> {
-    start_measuring(module, target, proposals, cache, jobs).finish(module, proposals, cache)
-}
-
 /// Proposals being compiled on other threads ([`start_measuring`]): what the result is read
 /// against once they are done.
 pub struct Measurement<'m> {
@@ -201,10 +188,10 @@ pub struct Measurement<'m> {
     failed: bool,
 }
 
-/// Starts measuring `proposals` (see [`measured_savings`]): makes the probe thunks and the
-/// module subsets on this thread, and compiles them on others while the caller goes on. The
-/// module must keep the proposals' bodies, members and probes until
-/// [`Measurement::finish`].
+/// Starts measuring the bytes each of `proposals` saves: the originals (those not in `cache`)
+/// and the bodies with probe thunks, in module subsets made on this thread and compiled on
+/// others while the caller goes on. The module must keep the proposals' bodies, members and
+/// probes until [`Measurement::finish`].
 pub fn start_measuring<'m>(
     module: &'m Module<'_>,
     target: &Target,
@@ -250,8 +237,9 @@ pub fn start_measuring<'m>(
 }
 
 impl<'m> Measurement<'m> {
-    /// Waits for the compiles and reads each proposal's saving off them (see
-    /// [`measured_savings`]); the probes are queued for erasure.
+    /// Waits for the compiles and reads each proposal's saving off them: `None` where
+    /// something could not be measured (the caller must then not take the merge). The probes
+    /// are queued for erasure.
     pub fn finish(
         self,
         module: &'m Module<'_>,

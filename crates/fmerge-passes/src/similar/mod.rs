@@ -237,19 +237,43 @@ struct Carried {
     stale: Vec<bool>,
 }
 
-/// What was computed from each function's lowering, kept for the functions that did not
-/// change from one round to the next.
+/// What was computed from each function's lowering, when first needed: kept while the
+/// function does not change, from one round to the next too.
 struct Known {
     walks: Vec<Option<Walk>>,
     costs: Vec<Option<Option<Vec<i64>>>>,
     shapes: Vec<Option<profit::CodeShape>>,
 }
 
+impl Known {
+    /// Nothing known yet of `n` functions.
+    fn unknown(n: usize) -> Known {
+        Known { walks: (0..n).map(|_| None).collect(), costs: vec![None; n], shapes: vec![None; n] }
+    }
+
+    /// One more function, nothing known of it yet.
+    fn push_unknown(&mut self) {
+        self.walks.push(None);
+        self.costs.push(None);
+        self.shapes.push(None);
+    }
+
+    /// One more function: what `from` knew of its function `k` (taken from it).
+    fn push_from(&mut self, from: &mut Known, k: usize) {
+        self.walks.push(from.walks[k].take());
+        self.costs.push(from.costs[k].take());
+        self.shapes.push(from.shapes[k].take());
+    }
+
+    /// Forgets what was known of function `k` (lowered again).
+    fn forget(&mut self, k: usize) {
+        (self.walks[k], self.costs[k], self.shapes[k]) = (None, None, None);
+    }
+}
+
 /// What a round holds that borrows nothing, kept as it is when the round parks.
 struct RoundState {
-    walks: Vec<Option<Walk>>,
-    costs: Vec<Option<Option<Vec<i64>>>>,
-    shapes: Vec<Option<profit::CodeShape>>,
+    known: Known,
     /// Candidate for merging right now (eligible, not merged, not stale, not pending).
     live: Vec<bool>,
     /// Gone or changed for the rest of the round: merged, or its call sites rewritten.
@@ -297,13 +321,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let t = Instant::now();
         let mut lowered = lower_module_lean(module, Hashes::Local);
         stats.add_time("lower", t);
-        let n = lowered.funcs.len();
         let fns: Vec<_> = lowered.handles.drain(..).map(|h| Some(h.function)).collect();
-        let known = Known {
-            walks: (0..n).map(|_| None).collect(),
-            costs: vec![None; n],
-            shapes: vec![None; n],
-        };
+        let known = Known::unknown(fns.len());
         Round::with_lowering(module, run, stats, memo, lowered, fns, known)
     }
 
@@ -327,11 +346,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let fns = fmerge_llvm::lower::mergeable_functions(module);
         let n = fns.len();
         let mut funcs = Vec::with_capacity(n);
-        let mut known = Known {
-            walks: Vec::with_capacity(n),
-            costs: Vec::with_capacity(n),
-            shapes: Vec::with_capacity(n),
-        };
+        let mut known = Known::unknown(0);
         for &f in &fns {
             let kept = at.get(&f).copied().filter(|&k| {
                 // A changed body or one whose unused instructions the sweep erased.
@@ -340,15 +355,11 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             match kept {
                 Some(k) => {
                     funcs.push(old[k].take().expect("each function once"));
-                    known.walks.push(old_known.walks[k].take());
-                    known.costs.push(old_known.costs[k].take());
-                    known.shapes.push(old_known.shapes[k].take());
+                    known.push_from(&mut old_known, k);
                 }
                 None => {
                     funcs.push(lowerer.lower(f).0);
-                    known.walks.push(None);
-                    known.costs.push(None);
-                    known.shapes.push(None);
+                    known.push_unknown();
                 }
             }
         }
@@ -374,34 +385,18 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let opts = run.opts;
         let t = Instant::now();
         let n = lowered.funcs.len();
-        let index_of = index_of(&fns);
-        let mut round = Round {
-            module,
-            run,
-            stats,
-            memo,
-            lowered,
-            fns,
-            vis: Visibility::new(module, opts.whole_program),
-            index_of,
-            state: RoundState {
-                walks: known.walks,
-                costs: known.costs,
-                shapes: known.shapes,
-                live: vec![false; n],
-                stale: vec![false; n],
-                search: Search::new(opts.search, 0),
-                worklist: Worklist::new(std::iter::empty()),
-                merges: 0,
-                rejected: HashSet::new(),
-                phase: Phase::Lsh,
-                looked_at: 0,
-            },
-            pending: Vec::new(),
-            in_flight: None,
-            doomed: 0,
-            park_after: park_after(),
+        let state = RoundState {
+            known,
+            live: vec![false; n],
+            stale: vec![false; n],
+            search: Search::new(opts.search, 0),
+            worklist: Worklist::new(std::iter::empty()),
+            merges: 0,
+            rejected: HashSet::new(),
+            phase: Phase::Lsh,
+            looked_at: 0,
         };
+        let mut round = Round::assemble(module, run, stats, memo, lowered, fns, state);
         let by_name: HashMap<&str, usize> =
             round.lowered.funcs.iter().enumerate().map(|(k, f)| (f.name.as_str(), k)).collect();
         let known = round.memo.rejected.iter().filter_map(|(x, y)| {
@@ -446,22 +441,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 "a sweep erased a function still in the search"
             );
         }
-        let whole_program = run.opts.whole_program;
-        let mut round = Round {
-            module,
-            run,
-            stats,
-            memo,
-            lowered: LoweredModule { funcs: parked.funcs, handles: Vec::new(), lowerer },
-            index_of: index_of(&fns),
-            fns,
-            vis: Visibility::new(module, whole_program),
-            state: parked.state,
-            pending: Vec::new(),
-            in_flight: None,
-            doomed: 0,
-            park_after: park_after(),
-        };
+        let lowered = LoweredModule { funcs: parked.funcs, handles: Vec::new(), lowerer };
+        let mut round = Round::assemble(module, run, stats, memo, lowered, fns, parked.state);
         // A merged body is lowered when it is committed, with the instructions its building
         // left unused (queued for the sweep): the sweep erased them, so such a body is lowered
         // again, and indexed again if it is in the search.
@@ -471,14 +452,42 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 continue;
             }
             round.lowered.funcs[k] = round.lowered.lowerer.lower(f).0;
-            (round.state.walks[k], round.state.costs[k], round.state.shapes[k]) =
-                (None, None, None);
+            round.state.known.forget(k);
             if round.state.live[k] {
                 round.state.search.remove(FuncKey(k as u32));
                 round.state.search.insert_many(round.lowered.tables(), &round.lowered.funcs, &[k]);
             }
         }
         round
+    }
+
+    /// A round on `lowered` (lean: `fns` holds its functions, `None` where a sweep erased one)
+    /// in `state`, nothing pending.
+    fn assemble(
+        module: &'m Module<'c>,
+        run: &'a mut Run<'s>,
+        stats: &'a mut StageStats,
+        memo: &'a mut Memo,
+        lowered: LoweredModule<'m>,
+        fns: Vec<Option<Function<'m>>>,
+        state: RoundState,
+    ) -> Self {
+        let vis = Visibility::new(module, run.opts.whole_program);
+        Round {
+            module,
+            run,
+            stats,
+            memo,
+            lowered,
+            index_of: index_of(&fns),
+            fns,
+            vis,
+            state,
+            pending: Vec::new(),
+            in_flight: None,
+            doomed: 0,
+            park_after: park_after(),
+        }
     }
 
     /// Lets go of the module (between batches: nothing is pending).
@@ -535,27 +544,27 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     }
 
     fn walk(&mut self, k: usize) -> &Walk {
-        if self.state.walks[k].is_none() {
-            self.state.walks[k] = Some(Walk::new(&self.lowered.funcs[k]));
+        if self.state.known.walks[k].is_none() {
+            self.state.known.walks[k] = Some(Walk::new(&self.lowered.funcs[k]));
         }
-        self.state.walks[k].as_ref().expect("just computed")
+        self.state.known.walks[k].as_ref().expect("just computed")
     }
 
     /// TTI costs of `k`'s instructions, computed once per round (prediction reads them, pricing
     /// sums them): a live function does not change during a round (a merge retires every
     /// function whose body it touches).
     fn inst_costs(&mut self, k: usize) -> Option<&Vec<i64>> {
-        if self.state.costs[k].is_none() {
+        if self.state.known.costs[k].is_none() {
             let f = self.func(k);
-            self.state.costs[k] = Some(cost::instruction_costs(self.run.target, f));
+            self.state.known.costs[k] = Some(cost::instruction_costs(self.run.target, f));
         }
-        self.state.costs[k].as_ref().expect("just computed").as_ref()
+        self.state.known.costs[k].as_ref().expect("just computed").as_ref()
     }
 
     /// `k`'s code shape, computed once per round (see [`Round::inst_costs`]).
     fn shape(&mut self, k: usize) -> profit::CodeShape {
         let f = self.func(k);
-        *self.state.shapes[k].get_or_insert_with(|| code_shape(f))
+        *self.state.known.shapes[k].get_or_insert_with(|| code_shape(f))
     }
 
     /// Takes `k` out of the search (merged, pending or stale).
@@ -603,14 +612,10 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             self.pending.is_empty() && self.in_flight.is_none(),
             "a round ends with nothing pending"
         );
-        let RoundState { walks, costs, shapes, stale, merges, .. } = self.state;
+        let RoundState { known, stale, merges, .. } = self.state;
         let LoweredModule { funcs, lowerer, .. } = self.lowered;
-        let carried = Carried {
-            funcs,
-            lowering: lowerer.park(self.module, self.fns),
-            known: Known { walks, costs, shapes },
-            stale,
-        };
+        let carried =
+            Carried { funcs, lowering: lowerer.park(self.module, self.fns), known, stale };
         Outcome::Done(merges, Some(Box::new(carried)))
     }
 
@@ -764,12 +769,12 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let side_a = Side {
             data: fa,
             handles: &handles_a,
-            walk: self.state.walks[a].as_ref().expect("walked"),
+            walk: self.state.known.walks[a].as_ref().expect("walked"),
         };
         let side_b = Side {
             data: fb,
             handles: &handles_b,
-            walk: self.state.walks[b].as_ref().expect("walked"),
+            walk: self.state.known.walks[b].as_ref().expect("walked"),
         };
         let map = ParamMap::new(fa, fb, &align);
         let t = Instant::now();
@@ -987,9 +992,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         self.index_of.insert(p.body, k);
         self.lowered.funcs.push(data);
         self.fns.push(Some(p.body));
-        self.state.walks.push(None);
-        self.state.costs.push(None);
-        self.state.shapes.push(None);
+        self.state.known.push_unknown();
         self.state.live.push(false);
         self.state.stale.push(false);
         if self.eligible(k) {
