@@ -389,74 +389,16 @@ pub fn measure_bitcode_as_made(
     jobs: usize,
     modules: impl IntoIterator<Item = Result<Vec<u8>>>,
 ) -> Vec<Result<SizeReport>> {
-    use std::sync::{Condvar, Mutex};
-    // Every thread makes its own compiler like `target` (see `Recipe`).
     let recipe = Recipe::of(target);
-    /// Bitcode waiting to be compiled, and whether more may come.
-    struct Queue {
-        waiting: std::collections::VecDeque<(usize, Vec<u8>)>,
-        done: bool,
+    let shared = std::sync::Arc::new(Shared::default());
+    let threads = shared.start(&recipe, jobs.saturating_sub(1));
+    // Made before the first module: should making one panic, dropping it stops the threads.
+    let mut measuring = Measuring { shared, threads, recipe, count: 0 };
+    for (k, item) in modules.into_iter().enumerate() {
+        measuring.count = k + 1;
+        measuring.shared.add(k, item);
     }
-    let queue = Mutex::new(Queue { waiting: Default::default(), done: false });
-    let ready = Condvar::new();
-    let results: Mutex<Vec<Option<Result<SizeReport>>>> = Mutex::new(Vec::new());
-    let store = |k: usize, r: Result<SizeReport>| {
-        let mut results = results.lock().expect("no panics while holding the lock");
-        if results.len() <= k {
-            results.resize_with(k + 1, || None);
-        }
-        results[k] = Some(r);
-    };
-    let work = || {
-        let mut compiler = None;
-        loop {
-            let (k, bitcode) = {
-                let mut q = queue.lock().expect("no panics while holding the lock");
-                loop {
-                    if let Some(item) = q.waiting.pop_front() {
-                        break item;
-                    }
-                    if q.done {
-                        return;
-                    }
-                    q = ready.wait(q).expect("no panics while holding the lock");
-                }
-            };
-            let (llvm, target) = compiler.get_or_insert_with(|| recipe.compiler());
-            store(k, measure_bitcode_in(llvm, target, &bitcode));
-        }
-    };
-    let make = || {
-        let mut count = 0;
-        for (k, item) in modules.into_iter().enumerate() {
-            count = k + 1;
-            match item {
-                Ok(bitcode) => {
-                    queue
-                        .lock()
-                        .expect("no panics while holding the lock")
-                        .waiting
-                        .push_back((k, bitcode));
-                    ready.notify_one();
-                }
-                Err(e) => store(k, Err(e)),
-            }
-        }
-        queue.lock().expect("no panics while holding the lock").done = true;
-        ready.notify_all();
-        count
-    };
-    let count = std::thread::scope(|s| {
-        for _ in 1..jobs.max(1) {
-            s.spawn(work);
-        }
-        let count = make();
-        work();
-        count
-    });
-    let mut results = results.into_inner().expect("no panics while holding the lock");
-    results.resize_with(count, || None);
-    results.into_iter().map(|r| r.expect("every module compiled")).collect()
+    measuring.wait()
 }
 
 /// How a thread other than the target's makes a compiler like it: the same triple, relocation
@@ -503,25 +445,89 @@ pub struct Measuring {
     shared: std::sync::Arc<Shared>,
     threads: Vec<std::thread::JoinHandle<()>>,
     recipe: Recipe,
+    /// How many modules there are.
+    count: usize,
 }
 
-/// What the compiling threads and the waiting caller share: modules not taken yet, and the
-/// results.
+/// What the compiling threads and the caller share: modules not taken yet (and whether more
+/// may come), and the results.
+#[derive(Default)]
 struct Shared {
-    waiting: std::sync::Mutex<std::collections::VecDeque<(usize, Vec<u8>)>>,
+    queue: std::sync::Mutex<Queue>,
+    ready: std::sync::Condvar,
     results: std::sync::Mutex<Vec<Option<Result<SizeReport>>>>,
 }
 
+#[derive(Default)]
+struct Queue {
+    waiting: std::collections::VecDeque<(usize, Vec<u8>)>,
+    /// No more modules will come.
+    closed: bool,
+}
+
 impl Shared {
-    /// Compiles modules until none is waiting (one context and target machine for all).
+    /// Starts `threads` threads compiling what comes (each with its own compiler).
+    fn start(
+        self: &std::sync::Arc<Self>,
+        recipe: &Recipe,
+        threads: usize,
+    ) -> Vec<std::thread::JoinHandle<()>> {
+        (0..threads)
+            .map(|_| {
+                let (shared, recipe) = (self.clone(), recipe.clone());
+                std::thread::spawn(move || shared.compile_waiting(&recipe))
+            })
+            .collect()
+    }
+
+    /// Module `k`'s bitcode to compile, or why it could not be made.
+    fn add(&self, k: usize, item: Result<Vec<u8>>) {
+        match item {
+            Ok(bitcode) => {
+                self.queue
+                    .lock()
+                    .expect("no panics while holding the lock")
+                    .waiting
+                    .push_back((k, bitcode));
+                self.ready.notify_one();
+            }
+            Err(e) => self.store(k, Err(e)),
+        }
+    }
+
+    fn store(&self, k: usize, r: Result<SizeReport>) {
+        let mut results = self.results.lock().expect("no panics while holding the lock");
+        if results.len() <= k {
+            results.resize_with(k + 1, || None);
+        }
+        results[k] = Some(r);
+    }
+
+    /// No more modules will come: the threads stop once none is waiting.
+    fn close(&self) {
+        self.queue.lock().expect("no panics while holding the lock").closed = true;
+        self.ready.notify_all();
+    }
+
+    /// Compiles modules as they come until none is waiting and none will come (one context
+    /// and target machine for all).
     fn compile_waiting(&self, recipe: &Recipe) {
         let mut compiler = None;
         loop {
-            let next = self.waiting.lock().expect("no panics while holding the lock").pop_front();
-            let Some((k, bitcode)) = next else { return };
+            let (k, bitcode) = {
+                let mut q = self.queue.lock().expect("no panics while holding the lock");
+                loop {
+                    if let Some(item) = q.waiting.pop_front() {
+                        break item;
+                    }
+                    if q.closed {
+                        return;
+                    }
+                    q = self.ready.wait(q).expect("no panics while holding the lock");
+                }
+            };
             let (llvm, target) = compiler.get_or_insert_with(|| recipe.compiler());
-            let r = measure_bitcode_in(llvm, target, &bitcode);
-            self.results.lock().expect("no panics while holding the lock")[k] = Some(r);
+            self.store(k, measure_bitcode_in(llvm, target, &bitcode));
         }
     }
 }
@@ -536,52 +542,42 @@ pub fn measure_bitcode_in_background(
     modules: Vec<Result<Vec<u8>>>,
 ) -> Measuring {
     let recipe = Recipe::of(target);
-    let mut results = Vec::with_capacity(modules.len());
-    let mut waiting = Vec::new();
-    for (k, m) in modules.into_iter().enumerate() {
-        match m {
-            Ok(bitcode) => {
-                waiting.push((k, bitcode));
-                results.push(None);
-            }
-            Err(e) => results.push(Some(Err(e))),
-        }
-    }
+    let count = modules.len();
+    let shared = std::sync::Arc::new(Shared::default());
     // Largest first: the last module taken is a small one, and no thread waits long on it.
-    waiting.sort_by_key(|(k, b)| (std::cmp::Reverse(b.len()), *k));
-    let threads_wanted = jobs.saturating_sub(1).min(waiting.len());
-    let shared = std::sync::Arc::new(Shared {
-        waiting: std::sync::Mutex::new(waiting.into()),
-        results: std::sync::Mutex::new(results),
-    });
-    let threads = (0..threads_wanted)
-        .map(|_| {
-            let (shared, recipe) = (shared.clone(), recipe.clone());
-            std::thread::spawn(move || shared.compile_waiting(&recipe))
-        })
-        .collect();
-    Measuring { shared, threads, recipe }
+    let mut items: Vec<(usize, Result<Vec<u8>>)> = modules.into_iter().enumerate().collect();
+    items.sort_by_key(|(k, m)| (std::cmp::Reverse(m.as_ref().map_or(0, Vec::len)), *k));
+    let compiled = items.iter().filter(|(_, m)| m.is_ok()).count();
+    for (k, item) in items {
+        shared.add(k, item);
+    }
+    shared.close();
+    let threads = shared.start(&recipe, jobs.saturating_sub(1).min(compiled));
+    Measuring { shared, threads, recipe, count }
 }
 
 impl Measuring {
     /// Compiles what no thread has taken yet, waits for the threads, and hands back one
     /// result per module.
     pub fn wait(mut self) -> Vec<Result<SizeReport>> {
+        self.shared.close();
         self.shared.compile_waiting(&self.recipe);
         for t in std::mem::take(&mut self.threads) {
             if let Err(panic) = t.join() {
                 std::panic::resume_unwind(panic);
             }
         }
-        let results = std::mem::take(
+        let mut results = std::mem::take(
             &mut *self.shared.results.lock().expect("no panics while holding the lock"),
         );
+        results.resize_with(self.count, || None);
         results.into_iter().map(|r| r.expect("every module compiled")).collect()
     }
 }
 
 impl Drop for Measuring {
     fn drop(&mut self) {
+        self.shared.close();
         for t in std::mem::take(&mut self.threads) {
             let _ = t.join();
         }
