@@ -51,7 +51,6 @@
 //! aligned by one NW. Quadratic in function size, so meant for small functions.
 
 use crate::ir::{FuncData, ModuleTables, Operand, TypeKind, opcode};
-use std::collections::HashMap;
 
 /// One entry of a pairwise alignment. Indices are positions in the aligned sequences (for
 /// [`align_blocks`] they are instruction indices of the two functions).
@@ -278,20 +277,54 @@ pub struct FunctionAlignment {
 impl FunctionAlignment {
     /// The pairs the alignment made: matched instructions (left → right) and paired blocks
     /// (left → right).
-    pub fn pairs(&self) -> (HashMap<u32, u32>, HashMap<u32, u32>) {
-        let mut matched = HashMap::new();
-        let mut paired = HashMap::new();
+    pub fn pairs(&self) -> Pairs {
+        let mut pairs = Pairs::default();
         for b in &self.blocks {
             if let BlockAlignment::Paired { left, right, insts } = b {
-                paired.insert(*left, *right);
+                Pairs::set(&mut pairs.paired, *left, *right);
                 for e in insts {
                     if let AlignEntry::Match(i, j) = *e {
-                        matched.insert(i, j);
+                        pairs.set_matched(i, j);
                     }
                 }
             }
         }
-        (matched, paired)
+        pairs
+    }
+}
+
+/// What an alignment pairs, looked up by the left function's ids: dense tables, since the
+/// pricing of every candidate pair looks up each operand of each matched instruction.
+#[derive(Clone, Debug, Default)]
+pub struct Pairs {
+    matched: Vec<u32>,
+    paired: Vec<u32>,
+}
+
+impl Pairs {
+    const NONE: u32 = u32::MAX;
+
+    /// The right instruction matched with left instruction `i`.
+    pub fn matched(&self, i: u32) -> Option<u32> {
+        self.matched.get(i as usize).copied().filter(|&j| j != Self::NONE)
+    }
+
+    /// The right block paired with left block `b`.
+    pub fn paired(&self, b: u32) -> Option<u32> {
+        self.paired.get(b as usize).copied().filter(|&c| c != Self::NONE)
+    }
+
+    /// Matches left instruction `i` with right instruction `j` (replacing any match of `i`).
+    pub fn set_matched(&mut self, i: u32, j: u32) {
+        Self::set(&mut self.matched, i, j);
+    }
+
+    fn set(table: &mut Vec<u32>, left: u32, right: u32) {
+        let k = left as usize;
+        if table.len() <= k {
+            table.resize(k + 1, Self::NONE);
+        }
+        table[k] = right;
     }
 }
 
@@ -300,7 +333,7 @@ impl FunctionAlignment {
 /// directly (no dispatch block can choose between two). Such a pair is given up before its
 /// body is built.
 pub fn unwinds_apart(f: &FuncData, g: &FuncData, align: &FunctionAlignment) -> bool {
-    let (_, paired) = align.pairs();
+    let pairs = align.pairs();
     align.blocks.iter().any(|b| {
         let BlockAlignment::Paired { left, right, insts } = b else { return false };
         let (bl, br) = (&f.blocks[*left as usize], &g.blocks[*right as usize]);
@@ -313,7 +346,7 @@ pub fn unwinds_apart(f: &FuncData, g: &FuncData, align: &FunctionAlignment) -> b
         }
         // Successors in terminator order: normal destination, then unwind destination.
         match (bl.succs.get(1), br.succs.get(1)) {
-            (Some(u), Some(v)) => paired.get(u) != Some(v),
+            (Some(&u), Some(&v)) => pairs.paired(u) != Some(v),
             _ => true,
         }
     })

@@ -141,10 +141,10 @@ pub fn predict_merged_units(
 ) -> i64 {
     use crate::align::{AlignEntry, BlockAlignment};
     use crate::ir::Operand;
-    let (matched, paired) = align.pairs();
+    let pairs = align.pairs();
     let same = |x: Operand, y: Operand| match (x, y) {
-        (Operand::Inst(a), Operand::Inst(b)) => matched.get(&a) == Some(&b),
-        (Operand::Block(a), Operand::Block(b)) => paired.get(&a) == Some(&b),
+        (Operand::Inst(a), Operand::Inst(b)) => pairs.matched(a) == Some(b),
+        (Operand::Block(a), Operand::Block(b)) => pairs.paired(a) == Some(b),
         (Operand::Arg(a), Operand::Arg(b)) => a == b,
         _ => x == y,
     };

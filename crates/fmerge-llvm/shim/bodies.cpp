@@ -19,6 +19,7 @@
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -27,6 +28,17 @@
 #include <string>
 
 using namespace llvm;
+
+// The instructions of `F`'s body as Function::getInstructionCount counts them (debug and
+// pseudo-probe intrinsics left out), without its filtered iterator, which calls a
+// std::function per instruction: on a 300,000-instruction module that was 4% of a run.
+size_t fmshim::instructionCount(const Function &F) {
+  size_t N = 0;
+  for (const BasicBlock &BB : F)
+    for (const Instruction &I : BB)
+      N += !isa<DbgInfoIntrinsic>(I) && !isa<PseudoProbeInst>(I);
+  return N;
+}
 
 extern "C" {
 
@@ -53,7 +65,9 @@ int fm_has_address_taken(LLVMValueRef Fn) {
 
 // The number of instructions in `Fn`'s body (0 for a declaration): one walk in C++ instead of
 // one C API call per instruction (callers count whole modules).
-size_t fm_instruction_count(LLVMValueRef Fn) { return unwrap<Function>(Fn)->getInstructionCount(); }
+size_t fm_instruction_count(LLVMValueRef Fn) {
+  return fmshim::instructionCount(*unwrap<Function>(Fn));
+}
 
 // Whether some `blockaddress` constant points into `Fn` (its blocks must keep their identity).
 int fm_blocks_address_taken(LLVMValueRef Fn) {

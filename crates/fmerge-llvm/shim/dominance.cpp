@@ -105,7 +105,7 @@ int fm_repair_dominance(LLVMValueRef FnRef, unsigned MaxRepairs) {
   // Every repaired value becomes a web of phis across the joins between its definition and its
   // uses. Past a point that costs more code (and far more compile time) than merging saves:
   // give up early when many values need it, or when the phis more than double the body.
-  size_t Before = F->getInstructionCount();
+  size_t Before = fmshim::instructionCount(*F);
   if (Bad.size() > MaxRepairs + Before / 16)
     return -2;
   // Predict the phis before changing anything: demoting and promoting is the expensive part
@@ -142,7 +142,7 @@ int fm_repair_dominance(LLVMValueRef FnRef, unsigned MaxRepairs) {
     DominatorTree DT2(*F);
     PromoteMemToReg(Promotable, DT2);
   }
-  if (F->getInstructionCount() > 2 * Before + 64)
+  if (fmshim::instructionCount(*F) > 2 * Before + 64)
     return -2;
   return (int)Bad.size();
 }

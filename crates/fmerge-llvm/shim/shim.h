@@ -46,6 +46,9 @@ bool materialized(llvm::Function *F);
 // uses, until nothing changes.
 void dropUnreferenced(llvm::Module &M);
 
+// bodies.cpp: the instructions of `F` as Function::getInstructionCount counts them, faster.
+size_t instructionCount(const llvm::Function &F);
+
 // diagnostics.cpp: runs `Body` with the context's errors collected instead of handled (LLVM's
 // default handler prints them and calls exit(1)); returns the messages, empty if none.
 std::string collectErrors(llvm::LLVMContext &Ctx, llvm::function_ref<void()> Body);

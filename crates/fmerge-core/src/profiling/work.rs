@@ -77,7 +77,7 @@ pub fn similar_body_work(
     cf: &[u64],
     cg: &[u64],
 ) -> u64 {
-    let (mut matched, paired) = align.pairs();
+    let mut pairs = align.pairs();
     for b in &align.blocks {
         if let BlockAlignment::Paired { left, right, .. } = b {
             // The alignment leaves phis out; the merged body shares one phi between a phi of
@@ -87,14 +87,14 @@ pub fn similar_body_work(
             for j in phis(g, *right) {
                 let ty = g.insts[j as usize].ty;
                 if let Some(k) = left_phis.iter().position(|&i| f.insts[i as usize].ty == ty) {
-                    matched.insert(left_phis.remove(k), j);
+                    pairs.set_matched(left_phis.remove(k), j);
                 }
             }
         }
     }
     let same = |x: Operand, y: Operand| match (x, y) {
-        (Operand::Inst(a), Operand::Inst(b)) => matched.get(&a) == Some(&b),
-        (Operand::Block(a), Operand::Block(b)) => paired.get(&a) == Some(&b),
+        (Operand::Inst(a), Operand::Inst(b)) => pairs.matched(a) == Some(b),
+        (Operand::Block(a), Operand::Block(b)) => pairs.paired(a) == Some(b),
         (Operand::Arg(a), Operand::Arg(b)) => a == b,
         _ => x == y,
     };

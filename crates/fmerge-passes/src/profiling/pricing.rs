@@ -207,8 +207,8 @@ impl ModuleProfile {
     ) -> ModuleProfile {
         let defined: Vec<_> =
             module.functions().into_iter().filter(|f| !f.is_declaration()).collect();
-        let index: HashMap<String, u32> =
-            defined.iter().enumerate().map(|(i, f)| (f.name(), i as u32)).collect();
+        let index: HashMap<Function<'_>, u32> =
+            defined.iter().enumerate().map(|(i, &f)| (f, i as u32)).collect();
         let mut graph = CallGraph::default();
         // Address-taken functions by type, types in the order they first appear (node
         // numbers, and so the order counts are summed in, do not depend on hashing).
@@ -241,7 +241,7 @@ impl ModuleProfile {
                     }
                     let per_call = freqs.get(b).copied().unwrap_or(0.0);
                     let callee = match inst.called_value().and_then(|v| v.as_function()) {
-                        Some(g) => index.get(&g.name()).copied(),
+                        Some(g) => index.get(&g).copied(),
                         None => indirect.get(&inst.called_function_type()).copied(),
                     };
                     match callee {

@@ -283,7 +283,7 @@ struct RoundState {
     merges: usize,
     /// The pairs of `memo.rejected` among this round's functions, by index: the search asks
     /// about every LSH candidate, and names would cost two string copies per question.
-    rejected: HashSet<(u32, u32)>,
+    rejected: rustc_hash::FxHashSet<(u32, u32)>,
     phase: Phase,
     looked_at: usize,
 }
@@ -392,7 +392,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             search: Search::new(opts.search, 0),
             worklist: Worklist::new(std::iter::empty()),
             merges: 0,
-            rejected: HashSet::new(),
+            rejected: Default::default(),
             phase: Phase::Lsh,
             looked_at: 0,
         };
