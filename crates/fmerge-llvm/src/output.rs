@@ -41,13 +41,8 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     result.map_err(io)
 }
 
-/// Verifies `module` and serialises it as `emit` (bitcode while it verifies).
+/// Verifies `module` and serialises it as `emit`.
 pub fn module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<Vec<u8>> {
-    if emit == Emit::Bitcode {
-        let bytes = module.to_verified_bitcode()?;
-        crate::module::check_bitcode(&bytes)?;
-        return Ok(bytes);
-    }
     module.verify()?;
     verified_module_bytes(module, emit, target)
 }
