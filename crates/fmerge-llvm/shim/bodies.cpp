@@ -63,6 +63,15 @@ int fm_has_address_taken(LLVMValueRef Fn) {
                                                 /*IngoreLLVMUsed=*/false);
 }
 
+// Every instruction of `Fn`'s body, debug and pseudo-probe intrinsics included (what
+// `instructions(F)` visits): the length of per-instruction tables such as TTI costs.
+size_t fm_instruction_count_all(LLVMValueRef Fn) {
+  size_t N = 0;
+  for (const BasicBlock &BB : *unwrap<Function>(Fn))
+    N += BB.size();
+  return N;
+}
+
 // The number of instructions in `Fn`'s body (0 for a declaration): one walk in C++ instead of
 // one C API call per instruction (callers count whole modules).
 size_t fm_instruction_count(LLVMValueRef Fn) {

@@ -10,7 +10,8 @@ use crate::target::Target;
 /// TTI code-size cost of every instruction of `f` in layout order, or `None` if TTI calls some
 /// instruction's cost invalid.
 pub fn instruction_costs(target: &Target, f: Function<'_>) -> Option<Vec<i64>> {
-    let n: usize = f.blocks().iter().map(|b| b.instructions().len()).sum();
+    // SAFETY: `f` is a live function.
+    let n = unsafe { ffi::fm_instruction_count_all(f.raw()) };
     let mut out = vec![0i64; n];
     // SAFETY: `f` is a live function, the target machine is alive, and `out` has room for
     // every instruction of `f` (counted just above).

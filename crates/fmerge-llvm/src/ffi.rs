@@ -163,6 +163,7 @@ unsafe extern "C" {
     pub fn fm_repair_dominance(f: LLVMValueRef, max_repairs: u32) -> i32;
     pub fn fm_blocks_address_taken(f: LLVMValueRef) -> i32;
     pub fn fm_instruction_count(f: LLVMValueRef) -> usize;
+    pub fn fm_instruction_count_all(f: LLVMValueRef) -> usize;
     pub fn fm_structural_hash(f: LLVMValueRef) -> u64;
     pub fn fm_set_function_sections(tm: LLVMTargetMachineRef, on: i32);
     pub fn fm_find_unknown_cpu(

@@ -539,8 +539,10 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             self.run.skip_once(STAGE, &f.name, r);
             return false;
         }
-        let thunk = profit::thunk_units(f.arg_types.len() + 1);
-        !f.is_forwarder() && cost::function_cost(self.run.target, func).is_some_and(|c| c > thunk)
+        let (thunk, forwarder) = (profit::thunk_units(f.arg_types.len() + 1), f.is_forwarder());
+        // The instructions' costs rather than only their sum: pricing the function's pairs
+        // reads them later in the round.
+        !forwarder && self.inst_costs(k).is_some_and(|c| c.iter().sum::<i64>() > thunk)
     }
 
     fn walk(&mut self, k: usize) -> &Walk {
