@@ -495,8 +495,9 @@ pub struct OptArgs {
     /// (the size guard), which costs a fraction of the time.
     #[arg(long, conflicts_with = "no_measure")]
     pub measure: bool,
-    /// Generate no code at all, not even for the size guard: decisions taken on estimates
-    /// stand (fastest).
+    /// Generate no code at all, neither for the size guard nor to confirm close calls
+    /// (`--measure-budget` is then 0): decisions taken on estimates stand (fastest). With
+    /// `--profit exact` the stages still compile every decision.
     #[arg(long)]
     pub no_measure: bool,
     /// Merges with constants and of similar functions may add at most this percentage of the

@@ -126,7 +126,8 @@ fn options(args: &OptArgs) -> Options {
         .and_then(|b| b.set("search", &name(&args.search)))
         .expect("the command line offers only values the options builder knows");
     b.whole_program(args.whole_program)
-        .measure_budget(args.measure_budget)
+        // `--no-measure` generates no code at all: close calls too stand on their estimate.
+        .measure_budget(if args.no_measure { 0.0 } else { args.measure_budget })
         .input_verified(true)
         .bisect_limit(args.bisect_limit)
         .use_profile(!args.ignore_profile)

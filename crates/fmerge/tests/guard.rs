@@ -184,3 +184,19 @@ fn a_merge_whose_body_calls_a_losing_body_is_undone_with_it_in_place() {
     );
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&out2).unwrap());
 }
+
+/// `--no-measure` generates no code at all: the close call the stages confirm by compiling
+/// it by default is decided on its estimate.
+#[test]
+fn no_measure_compiles_no_close_call_either() {
+    let dir = tempfile::tempdir().unwrap();
+    let measured = |r: &serde_json::Value| -> u64 {
+        let stages = r["stages"].as_array().unwrap();
+        stages.iter().map(|s| s["measured_decisions"].as_u64().unwrap()).sum()
+    };
+    let by_default = opt_with_report(&input(), &dir.path().join("d.bc"), &["--no-estimate"]);
+    assert!(measured(&by_default) > 0, "no close call measured: the test lost its case");
+    let fast =
+        opt_with_report(&input(), &dir.path().join("n.bc"), &["--no-measure", "--no-estimate"]);
+    assert_eq!(measured(&fast), 0, "{}", fast["stages"]);
+}
