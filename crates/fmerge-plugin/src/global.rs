@@ -13,7 +13,10 @@
 //!   the module as `fmerge apply` does, before the module's own merging runs.
 //!   Inside an in-process link the plugin reads the linker's command line: without
 //!   `--gc-sections` the link keeps every backend's copy of a shared function, which matters
-//!   for copies with exception tables (see `fmerge_passes::global::Sharing`).
+//!   for copies with exception tables (see `fmerge_passes::global::Sharing`). A distributed
+//!   backend's object goes to an ordinary link, which keeps one copy of each (comdats), so
+//!   there such copies are made: without `--gc-sections` a distributed build can be smaller
+//!   than the in-process one; with it both give the same bytes.
 //!
 //! With both, the summary describes the module before the information is applied, which is
 //! what the next round's information must be computed from: a build can refresh the
