@@ -684,6 +684,40 @@ fn distributed_round_two_matches_the_in_process_link_with_gc_sections() {
     assert!(text_bytes(&distributed) < text_bytes(&in_process));
 }
 
+/// C++ functions that return an object (`sret` of a named struct type) and have landing pads
+/// (`tests/thinlto-eh`: `describe<N>`, identical but for `dereferenceable(N)`, three in each of
+/// two modules, and `from_a`/`from_b`, equal up to constants). Round 1 summarized a copy of
+/// the module read back from bitcode, whose struct types were renamed (`%struct.Line.3`), so no
+/// such function ever matched another module's; identical functions with landing pads, which
+/// identical code folding never folds, were left to it; and the shared copies kept their
+/// member's `dereferenceable(N)` (on the parameter and on the calls passing it on), one copy
+/// per member. Now the members become thunks of shared copies, one per group.
+#[test]
+fn functions_returning_objects_with_landing_pads_share_copies_across_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sources = ["a.cpp", "b.cpp", "main.cpp"];
+    let objs = compile_for_thin_lto(&d.join("obj"), "tests/thinlto-eh", &sources, None);
+    let plain = d.join("plain");
+    link_icf(&objs, &plain, None);
+    let info = round_one(d, &objs, UNPRICED);
+    let env = format!("{UNPRICED} -fmerge-global-info={}", info.display());
+    let merged = d.join("merged");
+    link_icf(&objs, &merged, Some(&env));
+    assert_eq!(output_of(&plain), output_of(&merged));
+    assert!(text_bytes(&merged) < text_bytes(&plain), "without --gc-sections");
+    let gc = d.join("merged-gc");
+    link_icf_with(&objs, &gc, Some(&env), &["-Wl,--gc-sections"]);
+    assert_eq!(output_of(&plain), output_of(&gc));
+    assert!(text_bytes(&gc) < text_bytes(&merged));
+    let from = symbols(&gc, "from_");
+    assert!(from.values().all(|&(_, size)| size < 128), "from_a, from_b are thunks: {from:?}");
+    let thunks = symbols(&gc, "describe").values().filter(|&&(_, size)| size < 32).count();
+    assert!(thunks >= 3, "{:?}", symbols(&gc, "describe"));
+    let copies = symbols(&gc, "__fmerge.g.");
+    assert_eq!(copies.len(), 2, "one shared copy per group: {copies:?}");
+}
+
 #[test]
 fn stale_merge_information_never_changes_behaviour() {
     let dir = tempfile::tempdir().unwrap();
