@@ -117,6 +117,31 @@ void fm_call_like_function(LLVMValueRef Call, LLVMValueRef Fn) {
   CB->setAttributes(AttributeList::get(C, AttributeSet(), mustMatchPart(C, L.getRetAttrs()), Params));
 }
 
+// Leaves function or call site `V` only the attributes of its parameters (arguments) and
+// result that change how they are passed (`fm_call_like_function`'s rule): the facts
+// (`dereferenceable`, `nonnull`, `align`, `noundef` ...) go, function-level attributes stay.
+// Dropping facts never changes what code means. For a copy shared by functions of several
+// modules, each with its own facts (a template's `dereferenceable(N)` for `char[N]`, on its
+// parameter and on the calls that pass it on), that only one of them could state.
+void fm_keep_abi_param_attrs(LLVMValueRef V) {
+  Value *Val = unwrap(V);
+  LLVMContext &C = Val->getContext();
+  AttributeList L = attrsOf(Val);
+  unsigned N = isa<Function>(Val) ? cast<Function>(Val)->arg_size() : cast<CallBase>(Val)->arg_size();
+  SmallVector<AttributeSet, 8> Params;
+  for (unsigned i = 0; i < N; ++i) {
+    AttributeSet P = L.getParamAttrs(i);
+    AttrBuilder B(C, mustMatchPart(C, P));
+    bool InMemory = P.hasAttribute(Attribute::ByVal) || P.hasAttribute(Attribute::ByRef) ||
+                    P.hasAttribute(Attribute::InAlloca) ||
+                    P.hasAttribute(Attribute::Preallocated);
+    if (InMemory && P.getAlignment())
+      B.addAlignmentAttr(P.getAlignment());
+    Params.push_back(AttributeSet::get(C, B));
+  }
+  setAttrs(Val, AttributeList::get(C, L.getFnAttrs(), mustMatchPart(C, L.getRetAttrs()), Params));
+}
+
 // Identity of a function's or call site's whole attribute list (uniqued and kept by the
 // context until it is destroyed: equal pointers mean equal lists, and `fm_attr_key` of equal
 // lists is the same, so callers may remember keys by list).

@@ -128,6 +128,10 @@ struct FmPluginOptions {
   // 0: a pass pipeline named it (opt -passes=fmerge), 1: after a compile's optimizer, 2: full
   // LTO link, 3: a ThinLTO backend (in-process), 4: a distributed ThinLTO backend.
   int where;
+  // Whether the host's code generation puts every function in a section of its own (its
+  // TargetMachine's -ffunction-sections; lld's LTO backends always do): 1 or 0 where the pass
+  // runs in a code generation pipeline (where 3 and 4), -1 elsewhere (unknown).
+  int function_sections;
 };
 
 // Returns 1 if the module changed, 0 if it is as it was. Must not unwind.
@@ -147,8 +151,9 @@ std::atomic<bool> DistributedDone{false};
 // The optimizer of a ThinLTO backend ran on this thread: its code generation gets the pass.
 thread_local bool ThinBackendPending = false;
 
-// Runs the runner on M (Where as in FmPluginOptions). Returns whether M changed.
-bool runOn(Module &M, int Where) {
+// Runs the runner on M (Where and FunctionSections as in FmPluginOptions). Returns whether M
+// changed.
+bool runOn(Module &M, int Where, int FunctionSections = -1) {
   if (!Runner)
     return false;
   auto Given = [](cl::opt<std::string> &Opt) {
@@ -160,7 +165,7 @@ bool runOn(Module &M, int Where) {
                     Given(MaxSlowdown), Given(MaxSlowdownPerKB), Given(Estimate),
                     Env, S.c_str(), G.c_str(),
                     WholeProgram ? 1 : 0, Guard ? 1 : 0, Verbose ? 1 : 0, Timings ? 1 : 0,
-                    Where};
+                    Where, FunctionSections};
   return Runner(wrap(&M), &O) != 0;
 }
 
@@ -178,12 +183,16 @@ struct FmergePass : PassInfoMixin<FmergePass> {
   static bool isRequired() { return false; }
 };
 
-// The same run as the first pass of a code generation pipeline (the legacy pass manager's).
+// The same run as the first pass of a code generation pipeline (the legacy pass manager's),
+// told whether that pipeline puts every function in a section of its own, so that fmerge
+// measures code as its host will generate it.
 struct FmergeCodegenPass : ModulePass {
   static char ID;
   int Where;
-  explicit FmergeCodegenPass(int Where) : ModulePass(ID), Where(Where) {}
-  bool runOnModule(Module &M) override { return runOn(M, Where); }
+  int FunctionSections;
+  FmergeCodegenPass(int Where, bool FunctionSections)
+      : ModulePass(ID), Where(Where), FunctionSections(FunctionSections ? 1 : 0) {}
+  bool runOnModule(Module &M) override { return runOn(M, Where, FunctionSections); }
   StringRef getPassName() const override { return "fmerge"; }
 };
 char FmergeCodegenPass::ID = 0;
@@ -259,7 +268,7 @@ void onCodegenPipeline(TargetMachine &TM, legacy::PassManagerBase &PM, TargetPas
     return;
   if (!Runner)
     (void)llvmGetPassPluginInfo(); // sets the runner, as loading the plugin as a pass plugin does
-  PM.add(new FmergeCodegenPass(Where));
+  PM.add(new FmergeCodegenPass(Where, TM.getFunctionSections()));
 }
 
 RegisterTargetPassConfigCallback CodegenHook(onCodegenPipeline);

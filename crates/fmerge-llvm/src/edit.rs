@@ -223,6 +223,15 @@ impl<'m> Function<'m> {
         .expect("LLVM always returns the new block")
     }
 
+    /// Drops the facts among its parameters' and result's attributes (`dereferenceable`,
+    /// `nonnull`, `align`, `noundef` ...), keeping those that change how values are passed
+    /// (`sret`, `byval` ...) and the function-level attributes: for a body shared by functions
+    /// whose facts differ.
+    pub fn keep_abi_param_attrs(self) {
+        // SAFETY: live function; the shim rebuilds its attribute list in its context.
+        unsafe { ffi::fm_keep_abi_param_attrs(self.raw()) }
+    }
+
     /// Adds an enum function attribute by name (e.g. `noinline`).
     pub fn add_fn_attr(self, name: &str) {
         // SAFETY: live function; attribute made in the function's context.
@@ -478,6 +487,14 @@ impl<'m> Instruction<'m> {
             use llvm_sys::debuginfo as di;
             di::LLVMInstructionSetDebugLoc(self.raw(), di::LLVMInstructionGetDebugLoc(from.raw()))
         }
+    }
+
+    /// Drops the facts among a call site's argument and result attributes, keeping those that
+    /// change how values are passed ([`Function::keep_abi_param_attrs`] for a call).
+    pub fn keep_abi_call_attrs(self) {
+        assert!(matches!(self.opcode(), opcode::CALL | opcode::INVOKE));
+        // SAFETY: a live call site (checked); the shim rebuilds its attribute list.
+        unsafe { ffi::fm_keep_abi_param_attrs(self.raw()) }
     }
 
     /// Gives a call site the calling convention and attribute list of function `f`.

@@ -177,6 +177,7 @@ unsafe extern "C" {
     pub fn fm_move_body(dst: LLVMValueRef, src: LLVMValueRef) -> i32;
     pub fn fm_clone_body_into(dst: LLVMValueRef, src: LLVMValueRef) -> i32;
     pub fn fm_call_like_function(call: LLVMValueRef, f: LLVMValueRef);
+    pub fn fm_keep_abi_param_attrs(f: LLVMValueRef);
     pub fn fm_detach_instruction(inst: LLVMValueRef);
     pub fn fm_parameterize_locals(
         f: LLVMValueRef,

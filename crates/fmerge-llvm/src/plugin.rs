@@ -48,6 +48,10 @@ pub struct PluginOptions {
     pub verbose: bool,
     pub timings: bool,
     pub place: Place,
+    /// Whether the host's code generation puts every function in a section of its own (its
+    /// target machine's `-ffunction-sections`), where the pass runs at the start of code
+    /// generation (ThinLTO backends); `None` elsewhere.
+    pub function_sections: Option<bool>,
 }
 
 /// Where in the host's pipeline the pass runs.
@@ -97,6 +101,7 @@ pub struct FmPluginOptions {
     verbose: i32,
     timings: i32,
     place: i32,
+    function_sections: i32,
 }
 
 /// What a plugin does with the host's module. Returns whether the module changed. It must leave
@@ -178,6 +183,7 @@ unsafe extern "C" fn run_on_host_module(raw: LLVMModuleRef, opts: *const FmPlugi
             4 => Place::DistributedBackend,
             _ => Place::Named,
         },
+        function_sections: (o.function_sections >= 0).then_some(o.function_sections != 0),
     };
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // SAFETY: the pass manager hands us the host's live module for the duration of this

@@ -525,9 +525,11 @@ pub fn apply_with(
                 report.skipped.push(Skipped { stage: STAGE, function, reason: why });
                 continue;
             }
-            if link_once
-                && (group.params.is_empty() || group.inst_count < LINK_ONCE_MIN_INSTRUCTIONS)
-            {
+            // Identical functions are left to identical code folding, unless they have landing
+            // pads, which it never folds (see `unwinds`): gtest's 50 `CmpHelperEQFailure<char[N],
+            // std::string>` in Ninja's test binary, 220 bytes each, stayed 50 times.
+            let folds = group.params.is_empty() && !unwinds(&lowered.funcs[k]);
+            if link_once && (folds || group.inst_count < LINK_ONCE_MIN_INSTRUCTIONS) {
                 stats.rejected_unprofitable += 1;
                 continue;
             }
@@ -568,13 +570,15 @@ pub fn apply_with(
             // build each such group cost 12 to 36 bytes). Static functions are left out: an
             // identical twin somewhere is rarely the one the other members call (zstd's legacy
             // decoders, whose merges pay).
+            // Not a member with landing pads, which identical code folding never folds.
             let folds_anyway = || {
-                args.iter().all(|a| {
-                    a.as_function().is_some_and(|g| {
-                        matches!(g.linkage(), Linkage::LinkOnceOdr | Linkage::WeakOdr)
-                            && folded.contains(g.name().as_str())
+                !unwinds(f)
+                    && args.iter().all(|a| {
+                        a.as_function().is_some_and(|g| {
+                            matches!(g.linkage(), Linkage::LinkOnceOdr | Linkage::WeakOdr)
+                                && folded.contains(g.name().as_str())
+                        })
                     })
-                })
             };
             if !fits || (link_once && folds_anyway()) {
                 stats.rejected_unprofitable += 1;
@@ -641,6 +645,15 @@ pub fn apply_with(
             } else {
                 copy
             };
+            // A copy that references a module-local symbol (a string literal) stays private to
+            // the member (`link_once_copy`): the member's body again, plus a thunk (on the
+            // plugin tests' `thinlto-eh`, +173 bytes of 2,443 with `--gc-sections`).
+            if link_once && !copy.name().starts_with(LINK_ONCE_PREFIX) {
+                copy.set_name("");
+                module.defer_erase(copy);
+                stats.rejected_unprofitable += 1;
+                continue;
+            }
             let n = func.params().len();
             fold::make_thunk(module, func, copy, &fold::forwarding_args(n, args));
             stats.merges += 1;
@@ -699,7 +712,8 @@ fn unwinds(f: &FuncData) -> bool {
 
 /// What [`apply_with`] with `link_once` (the plugin inside a ThinLTO link, where the linker's
 /// identical code folding is the baseline) leaves alone. A group without parameters is a set
-/// of identical functions, which identical code folding already keeps once, for free; a group
+/// of identical functions, which identical code folding already keeps once, for free (not
+/// those with landing pads, see [`unwinds`]); a group
 /// of small functions and a similar group that saves little cost more in thunks and alignment
 /// than they save (measured on leveldb's ThinLTO build: every such group came out larger).
 const LINK_ONCE_MIN_INSTRUCTIONS: u32 = 16;
@@ -708,6 +722,9 @@ const LINK_ONCE_MIN_SIMILAR_SAVING: i64 = 64;
 /// LLVM's fixed metadata kinds `!tbaa` and `!tbaa.struct` (`llvm/IR/FixedMetadataKinds.def`).
 const MD_TBAA: u32 = 1;
 const MD_TBAA_STRUCT: u32 = 5;
+/// `!alias.scope` and `!noalias` (the same file).
+const MD_ALIAS_SCOPE: u32 = 7;
+const MD_NOALIAS: u32 = 8;
 
 /// Prefix of the link-once parameterized copies of [`apply_with`].
 const LINK_ONCE_PREFIX: &str = "__fmerge.g.";
@@ -727,15 +744,28 @@ fn link_once_copy<'m>(
     // function gets the target's (16 bytes on x86-64), padding that ate part of what
     // leveldb's copies saved. Set before the name is taken from the text, which shows it.
     shared.set_alignment(original_alignment);
+    // The parameters' facts are the member's (gtest's `CmpHelperEQFailure<char[N], ..>` says
+    // `dereferenceable(N)` of its `const char(&)[N]`), so each instance made its own copy, one
+    // text and name per N (Ninja's test binary: 43 copies of one 220-byte body). Members of
+    // other modules may state other facts; the copy states none (nor do its calls, which pass
+    // the parameter on with the same `dereferenceable(N)`).
+    shared.keep_abi_param_attrs();
     // Type-based alias information names the source's types (C++ pointer types: `p2 _ZTS1A`
     // in `fill<A>`, `p2 _ZTS1B` in `fill<B>`), so instances of one template over different
     // types would make different texts, and names, from one machine code. Dropping it only
     // drops facts; the copies then share a name, and the linker keeps one wherever comdats or
-    // `--gc-sections` apply, with exception tables too.
+    // `--gc-sections` apply, with exception tables too. So do the scopes of `noalias`
+    // information, which the inliner names after the function it inlined (gtest's
+    // `FormatForComparison<char[N], ..>` in each `CmpHelperEQFailure<char[N], ..>`).
     for b in shared.blocks() {
         for i in b.instructions() {
-            i.drop_metadata(MD_TBAA);
-            i.drop_metadata(MD_TBAA_STRUCT);
+            for kind in [MD_TBAA, MD_TBAA_STRUCT, MD_ALIAS_SCOPE, MD_NOALIAS] {
+                i.drop_metadata(kind);
+            }
+            if matches!(i.opcode(), fmerge_core::ir::opcode::CALL | fmerge_core::ir::opcode::INVOKE)
+            {
+                i.keep_abi_call_attrs();
+            }
         }
     }
     let text = module.extract(&[shared]).map(|m| m.to_text());

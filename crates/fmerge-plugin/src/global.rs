@@ -13,7 +13,10 @@
 //!   the module as `fmerge apply` does, before the module's own merging runs.
 //!   Inside an in-process link the plugin reads the linker's command line: without
 //!   `--gc-sections` the link keeps every backend's copy of a shared function, which matters
-//!   for copies with exception tables (see `fmerge_passes::global::Sharing`).
+//!   for copies with exception tables (see `fmerge_passes::global::Sharing`). A distributed
+//!   backend's object goes to an ordinary link, which keeps one copy of each (comdats), so
+//!   there such copies are made: without `--gc-sections` a distributed build can be smaller
+//!   than the in-process one; with it both give the same bytes.
 //!
 //! With both, the summary describes the module before the information is applied, which is
 //! what the next round's information must be computed from: a build can refresh the
@@ -228,8 +231,15 @@ fn summary_path(dir: &Path, module: &Module<'_>) -> PathBuf {
 fn write_summary(module: &Module<'_>, dir: &Path, s: &Settings) -> Result<(), String> {
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         // Summarizing adds module-independent copies of functions to the module it reads:
-        // it reads a copy, never the host's module.
-        let copy = module.duplicate()?;
+        // it reads a copy, never the host's module. LLVM's cloner's copy, which shares the
+        // module's named struct types: a copy read back from bitcode into the same context
+        // (`Module::duplicate`) renames every one of them (`%"class.testing::AssertionResult.5"`,
+        // the suffix depending on the module), and attribute lists that name a type (`sret`,
+        // `byval`, `elementtype`) then hashed differently in every module, so that functions
+        // returning a C++ object never matched another module's, nor round 2's hash of the
+        // same function (Ninja's test binary: gtest's 50 identical `CmpHelperEQFailure<char[N],
+        // std::string>` made 9 groups, one per module).
+        let copy = module.backup();
         let target = Target::for_object_file(&copy, None)?;
         let name = module.source_file_name();
         let pricing = pricing(&copy, s, 0);

@@ -176,7 +176,7 @@ fn run(module: &mut Module<'_>, o: &PluginOptions) -> bool {
     } else {
         None
     };
-    let (changed, spent, report) = merge_module(module, &s, o.place);
+    let (changed, spent, report) = merge_module(module, &s, o.place, o.function_sections);
     let (global_changed, applied) = match global {
         Some(g) => global::run(module, &s, o.place, g, spent),
         None => (false, None),
@@ -225,6 +225,7 @@ fn merge_module(
     module: &mut Module<'_>,
     s: &Settings,
     place: Place,
+    host_function_sections: Option<bool>,
 ) -> (bool, u64, Option<Report>) {
     // Merging needs two functions. A ThinLTO backend or a compile often has fewer (a codegen unit
     // with one function and the declarations it calls): there, everything below (the backup,
@@ -263,8 +264,14 @@ fn merge_module(
         let mut target = Target::for_object_file(module, None)?;
         // lld generates the code of a link with every function in a section of its own:
         // measured so, sizes are the link's, and none depends on which functions were
-        // compiled together (the size guard then need not compile what it knows).
-        if matches!(place, Place::FullLto | Place::ThinLtoBackend) {
+        // compiled together (the size guard then need not compile what it knows). In a
+        // ThinLTO backend the host's code generation says (lld's always do; a distributed
+        // backend compiled with -ffunction-sections too): measured otherwise, a thunk's jump
+        // to a merged body came out 3 bytes shorter than it is (a short jump within one
+        // section), and a distributed build's size guard judged merges otherwise than the
+        // in-process link's.
+        if host_function_sections.unwrap_or(matches!(place, Place::FullLto | Place::ThinLtoBackend))
+        {
             target.set_function_sections(true);
         }
         let measure = if s.guard { Measure::Guard } else { Measure::Nothing };
@@ -415,6 +422,7 @@ mod tests {
             verbose: false,
             timings: false,
             place: Place::FullLto,
+            function_sections: None,
         }
     }
 

@@ -608,6 +608,116 @@ fn modules_listing_declarations_in_another_order_share_one_copy() {
     assert_eq!(copies.len(), 1, "one shared copy, by one name: {copies:?}");
 }
 
+/// The module lines of `-fmerge-verbose` in `stderr` (merges, functions, expected saving), by
+/// module, without where the plugin ran and its seconds: what a backend decided and measured.
+fn module_lines(stderr: &str) -> Vec<String> {
+    let mut lines: Vec<String> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("fmerge: "))
+        .filter_map(|l| l.split_once(" backend ").map(|(_, rest)| rest))
+        .map(|l| l.rsplit_once(", ").filter(|(_, t)| t.ends_with('s')).map_or(l, |(k, _)| k))
+        .map(str::to_string)
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// A distributed backend measures code as it generates it: with a section per function when
+/// compiled with `-ffunction-sections`, as lld's in-process backends always do. Measured
+/// otherwise, each thunk's jump to the merged body (`tests/thinlto-thunks`) came out a 2-byte
+/// short jump instead of 5 bytes, and the size guard judged merges otherwise than in the
+/// in-process link (on Ninja's test binary, 12 modules' expected savings differed).
+#[test]
+fn distributed_backends_measure_merges_as_the_in_process_link_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let objs =
+        compile_for_thin_lto(&d.join("obj"), "tests/thinlto-thunks", &["make.c", "main.c"], None);
+    let (plain, in_process) = (d.join("plain"), d.join("in-process"));
+    link_icf(&objs, &plain, None);
+    let stderr = link_icf(&objs, &in_process, Some(&format!("-fmerge-verbose {UNPRICED}")));
+    let expected = module_lines(&stderr);
+    assert!(expected.iter().any(|l| l.contains("4 functions merged in 1 merges")), "{stderr}");
+    let flags = backend_flags(&["-fmerge-verbose", UNPRICED]);
+    let distributed = d.join("distributed");
+    let stderr = distributed_thin_lto(&objs, &distributed, &flags, &["-Wl,--icf=all"]);
+    assert_eq!(module_lines(&stderr), expected, "{stderr}");
+    assert_eq!(output_of(&plain), output_of(&distributed));
+    assert_eq!(text_bytes(&distributed), text_bytes(&in_process));
+}
+
+/// Global merging in a distributed build gives the in-process link's bytes where both links
+/// keep one copy of each shared function: with `--gc-sections`. Without it lld keeps every
+/// in-process backend's copy of a link-once function, so there round 2 gives no copy to a
+/// member with landing pads that is alone in its module (`tally<A>`, `tally<B>` of
+/// `tests/thinlto-odr`), while a distributed build's ordinary link keeps one copy (comdats)
+/// and its backends make them: smaller than the in-process link.
+#[test]
+fn distributed_round_two_matches_the_in_process_link_with_gc_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sources = ["a.cpp", "b.cpp", "c.cpp", "d.cpp", "main.cpp"];
+    let objs = compile_for_thin_lto(&d.join("obj"), "tests/thinlto-odr", &sources, None);
+    let plain = d.join("plain");
+    link_icf(&objs, &plain, None);
+    let info = round_one(d, &objs, UNPRICED);
+    let env = format!("-fmerge-verbose {UNPRICED} -fmerge-global-info={}", info.display());
+    let flags = backend_flags(&[
+        "-fmerge-verbose",
+        UNPRICED,
+        &format!("-fmerge-global-info={}", info.display()),
+    ]);
+    let gc = ["-Wl,--icf=all", "-Wl,--gc-sections"];
+    let (in_process, distributed) = (d.join("in-process-gc"), d.join("distributed-gc"));
+    let a = link_icf_with(&objs, &in_process, Some(&env), &["-Wl,--gc-sections"]);
+    let b = distributed_thin_lto(&objs, &distributed, &flags, &gc);
+    assert_eq!(module_lines(&a), module_lines(&b), "{a}\n{b}");
+    assert_eq!(output_of(&plain), output_of(&distributed));
+    assert_eq!(text_bytes(&distributed), text_bytes(&in_process));
+    let (in_process, distributed) = (d.join("in-process"), d.join("distributed"));
+    let a = link_icf(&objs, &in_process, Some(&env));
+    let b = distributed_thin_lto(&objs, &distributed, &flags, &["-Wl,--icf=all"]);
+    assert_ne!(module_lines(&a), module_lines(&b), "round 2 differs:\n{a}\n{b}");
+    assert_eq!(output_of(&plain), output_of(&distributed));
+    let tally = symbols(&distributed, "tally");
+    assert!(tally.values().all(|&(_, size)| size < 32), "tally became thunks: {tally:?}");
+    assert!(text_bytes(&distributed) < text_bytes(&in_process));
+}
+
+/// C++ functions that return an object (`sret` of a named struct type) and have landing pads
+/// (`tests/thinlto-eh`: `describe<N>`, identical but for `dereferenceable(N)`, three in each of
+/// two modules, and `from_a`/`from_b`, equal up to constants). Round 1 summarized a copy of
+/// the module read back from bitcode, whose struct types were renamed (`%struct.Line.3`), so no
+/// such function ever matched another module's; identical functions with landing pads, which
+/// identical code folding never folds, were left to it; and the shared copies kept their
+/// member's `dereferenceable(N)` (on the parameter and on the calls passing it on), one copy
+/// per member. Now the members become thunks of shared copies, one per group.
+#[test]
+fn functions_returning_objects_with_landing_pads_share_copies_across_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sources = ["a.cpp", "b.cpp", "main.cpp"];
+    let objs = compile_for_thin_lto(&d.join("obj"), "tests/thinlto-eh", &sources, None);
+    let plain = d.join("plain");
+    link_icf(&objs, &plain, None);
+    let info = round_one(d, &objs, UNPRICED);
+    let env = format!("{UNPRICED} -fmerge-global-info={}", info.display());
+    let merged = d.join("merged");
+    link_icf(&objs, &merged, Some(&env));
+    assert_eq!(output_of(&plain), output_of(&merged));
+    assert!(text_bytes(&merged) < text_bytes(&plain), "without --gc-sections");
+    let gc = d.join("merged-gc");
+    link_icf_with(&objs, &gc, Some(&env), &["-Wl,--gc-sections"]);
+    assert_eq!(output_of(&plain), output_of(&gc));
+    assert!(text_bytes(&gc) < text_bytes(&merged));
+    let from = symbols(&gc, "from_");
+    assert!(from.values().all(|&(_, size)| size < 128), "from_a, from_b are thunks: {from:?}");
+    let thunks = symbols(&gc, "describe").values().filter(|&&(_, size)| size < 32).count();
+    assert!(thunks >= 3, "{:?}", symbols(&gc, "describe"));
+    let copies = symbols(&gc, "__fmerge.g.");
+    assert_eq!(copies.len(), 2, "one shared copy per group: {copies:?}");
+}
+
 #[test]
 fn stale_merge_information_never_changes_behaviour() {
     let dir = tempfile::tempdir().unwrap();
