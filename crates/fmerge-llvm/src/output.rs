@@ -25,9 +25,16 @@ pub fn temporary_path(path: &Path, pid: u32) -> std::path::PathBuf {
     dir.join(format!(".{file_name}.fmerge-tmp-{pid}"))
 }
 
-/// Writes `bytes` to `path` atomically (temporary file + rename).
+/// Writes `bytes` to `path` atomically (temporary file + rename). A path that is there and is
+/// not a regular file (`/dev/null`, a named pipe) is written in place: renaming a file over it
+/// would put a regular file where the device or the pipe was (run as root, `-o /dev/null` did
+/// that to the machine's /dev/null, and every later reader of /dev/null read fmerge's output).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let io = |e: std::io::Error| LlvmError::Io { path: path.to_path_buf(), source: e };
+    if std::fs::metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
+        return f.write_all(bytes).map_err(io);
+    }
     let tmp = temporary_path(path, std::process::id());
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
@@ -39,6 +46,19 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result.map_err(io)
+}
+
+/// Puts the finished temporary file `tmp` (written next to `path`) at `path`: renamed over a
+/// regular file or a new path, or, for anything else there (`/dev/null`, a named pipe; see
+/// [`write_atomically`]), copied into it and removed.
+pub fn put_in_place(tmp: &Path, path: &Path) -> Result<()> {
+    let io = |e: std::io::Error| LlvmError::Io { path: path.to_path_buf(), source: e };
+    if std::fs::metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        let bytes = std::fs::read(tmp).map_err(io)?;
+        let _ = std::fs::remove_file(tmp);
+        return write_atomically(path, &bytes);
+    }
+    std::fs::rename(tmp, path).map_err(io)
 }
 
 /// Verifies `module` and serialises it as `emit`.

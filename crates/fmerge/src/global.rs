@@ -173,7 +173,8 @@ fn merge_codegen_data(inputs: &[std::path::PathBuf], out: &Path) -> Result<()> {
             String::from_utf8_lossy(&result.stderr).trim()
         );
     }
-    std::fs::rename(&tmp, out).with_context(|| format!("writing {}", out.display()))?;
+    fmerge_llvm::output::put_in_place(&tmp, out)
+        .with_context(|| format!("writing {}", out.display()))?;
     Ok(())
 }
 
