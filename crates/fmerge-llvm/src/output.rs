@@ -27,8 +27,8 @@ pub fn temporary_path(path: &Path, pid: u32) -> std::path::PathBuf {
 
 /// Writes `bytes` to `path` atomically (temporary file + rename). A path that is there and is
 /// not a regular file (`/dev/null`, a named pipe) is written in place: renaming a file over it
-/// would put a regular file where the device or the pipe was (run as root, `-o /dev/null` did
-/// that to the machine's /dev/null, and every later reader of /dev/null read fmerge's output).
+/// would put a regular file where the device or the pipe was (run as root, `-o /dev/null` made
+/// /dev/null a regular file, and every later reader of /dev/null read what was written there).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let io = |e: std::io::Error| LlvmError::Io { path: path.to_path_buf(), source: e };
     if std::fs::metadata(path).is_ok_and(|m| !m.file_type().is_file()) {

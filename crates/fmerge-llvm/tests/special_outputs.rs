@@ -1,5 +1,5 @@
 //! Outputs that are not regular files: written in place, never replaced by a renamed file
-//! (`-o /dev/null` run as root once turned the machine's /dev/null into a regular file).
+//! (run as root, `-o /dev/null` turned /dev/null into a regular file).
 
 use fmerge_llvm::output::write_atomically;
 use std::io::Read;
