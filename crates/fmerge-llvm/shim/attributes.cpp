@@ -44,6 +44,26 @@ static void setAttrs(Value *V, AttributeList L) {
     cast<CallBase>(V)->setAttributes(L);
 }
 
+// `L`, over `NumParams` parameters, with only what changes how parameters and the result are
+// passed: each one's must-match part, and the alignment of a parameter passed in memory (byval,
+// byref, inalloca, preallocated), which caller and callee must agree on. `Fn` is the
+// function-level part kept.
+static AttributeList abiOnly(LLVMContext &C, AttributeList L, unsigned NumParams,
+                             AttributeSet Fn) {
+  SmallVector<AttributeSet, 8> Params;
+  for (unsigned i = 0; i < NumParams; ++i) {
+    AttributeSet P = L.getParamAttrs(i);
+    AttrBuilder B(C, mustMatchPart(C, P));
+    bool InMemory = P.hasAttribute(Attribute::ByVal) || P.hasAttribute(Attribute::ByRef) ||
+                    P.hasAttribute(Attribute::InAlloca) ||
+                    P.hasAttribute(Attribute::Preallocated);
+    if (InMemory && P.getAlignment())
+      B.addAlignmentAttr(P.getAlignment());
+    Params.push_back(AttributeSet::get(C, B));
+  }
+  return AttributeList::get(C, Fn, mustMatchPart(C, L.getRetAttrs()), Params);
+}
+
 AttributeSet fmshim::mustMatchPart(LLVMContext &C, AttributeSet S) {
   AttrBuilder B(C);
   for (Attribute A : S) {
@@ -100,21 +120,8 @@ int fm_call_arg_is_immarg(LLVMValueRef Call, unsigned ArgNo) {
 void fm_call_like_function(LLVMValueRef Call, LLVMValueRef Fn) {
   CallBase *CB = unwrap<CallBase>(Call);
   Function *F = unwrap<Function>(Fn);
-  LLVMContext &C = F->getContext();
-  AttributeList L = F->getAttributes();
-  SmallVector<AttributeSet, 8> Params;
-  for (unsigned i = 0; i < F->arg_size(); ++i) {
-    AttributeSet P = L.getParamAttrs(i);
-    AttrBuilder B(C, mustMatchPart(C, P));
-    bool InMemory = P.hasAttribute(Attribute::ByVal) || P.hasAttribute(Attribute::ByRef) ||
-                    P.hasAttribute(Attribute::InAlloca) ||
-                    P.hasAttribute(Attribute::Preallocated);
-    if (InMemory && P.getAlignment())
-      B.addAlignmentAttr(P.getAlignment());
-    Params.push_back(AttributeSet::get(C, B));
-  }
   CB->setCallingConv(F->getCallingConv());
-  CB->setAttributes(AttributeList::get(C, AttributeSet(), mustMatchPart(C, L.getRetAttrs()), Params));
+  CB->setAttributes(abiOnly(F->getContext(), F->getAttributes(), F->arg_size(), AttributeSet()));
 }
 
 // Leaves function or call site `V` only the attributes of its parameters (arguments) and
@@ -125,21 +132,9 @@ void fm_call_like_function(LLVMValueRef Call, LLVMValueRef Fn) {
 // parameter and on the calls that pass it on), that only one of them could state.
 void fm_keep_abi_param_attrs(LLVMValueRef V) {
   Value *Val = unwrap(V);
-  LLVMContext &C = Val->getContext();
   AttributeList L = attrsOf(Val);
   unsigned N = isa<Function>(Val) ? cast<Function>(Val)->arg_size() : cast<CallBase>(Val)->arg_size();
-  SmallVector<AttributeSet, 8> Params;
-  for (unsigned i = 0; i < N; ++i) {
-    AttributeSet P = L.getParamAttrs(i);
-    AttrBuilder B(C, mustMatchPart(C, P));
-    bool InMemory = P.hasAttribute(Attribute::ByVal) || P.hasAttribute(Attribute::ByRef) ||
-                    P.hasAttribute(Attribute::InAlloca) ||
-                    P.hasAttribute(Attribute::Preallocated);
-    if (InMemory && P.getAlignment())
-      B.addAlignmentAttr(P.getAlignment());
-    Params.push_back(AttributeSet::get(C, B));
-  }
-  setAttrs(Val, AttributeList::get(C, L.getFnAttrs(), mustMatchPart(C, L.getRetAttrs()), Params));
+  setAttrs(Val, abiOnly(Val->getContext(), L, N, L.getFnAttrs()));
 }
 
 // Identity of a function's or call site's whole attribute list (uniqued and kept by the

@@ -31,7 +31,7 @@ pub fn temporary_path(path: &Path, pid: u32) -> std::path::PathBuf {
 /// /dev/null a regular file, and every later reader of /dev/null read what was written there).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let io = |e: std::io::Error| LlvmError::Io { path: path.to_path_buf(), source: e };
-    if std::fs::metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+    if written_in_place(path) {
         let mut f = std::fs::OpenOptions::new().write(true).open(path).map_err(io)?;
         return f.write_all(bytes).map_err(io);
     }
@@ -48,12 +48,18 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     result.map_err(io)
 }
 
+/// Whether `path` is there and is not a regular file (a device, a named pipe): such a path is
+/// written in place, never replaced (see [`write_atomically`]).
+fn written_in_place(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.file_type().is_file())
+}
+
 /// Puts the finished temporary file `tmp` (written next to `path`) at `path`: renamed over a
 /// regular file or a new path, or, for anything else there (`/dev/null`, a named pipe; see
 /// [`write_atomically`]), copied into it and removed.
 pub fn put_in_place(tmp: &Path, path: &Path) -> Result<()> {
     let io = |e: std::io::Error| LlvmError::Io { path: path.to_path_buf(), source: e };
-    if std::fs::metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+    if written_in_place(path) {
         let bytes = std::fs::read(tmp).map_err(io)?;
         let _ = std::fs::remove_file(tmp);
         return write_atomically(path, &bytes);
