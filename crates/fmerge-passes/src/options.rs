@@ -159,6 +159,12 @@ pub struct Options {
     /// is decided on its estimate. Code generation costs about as much per instruction as
     /// `opt -Oz`, so this bounds the time measuring adds to about this fraction of `-Oz`.
     pub measure_budget: f64,
+    /// Hybrid pricing compiles every candidate of a module of at most [`SMALL_MODULE`]
+    /// instructions, as `--profit exact` does, when the size guard measures merges (`fmerge
+    /// opt`: there it costs about what the guard spends anyway and finds more). The plugin
+    /// turns it off: inside a link or a compile, that code generation comes on top of the
+    /// host's own, and adds more to a small module's link than the bytes it finds are worth.
+    pub exact_when_small: bool,
     /// The caller has just verified the input module (the CLI does, while it reads the input:
     /// a verifier crash on a corrupt file is then reported as that file being corrupt), so
     /// [`crate::optimize`] does not verify it a second time.
@@ -277,6 +283,7 @@ impl Default for OptionsBuilder {
                 jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
                 close_margin: DEFAULT_CLOSE_MARGIN,
                 measure_budget: DEFAULT_MEASURE_BUDGET,
+                exact_when_small: true,
                 input_verified: false,
                 bisect_limit: None,
                 use_profile: true,
@@ -312,6 +319,7 @@ impl OptionsBuilder {
         profit: ProfitMode,
         search: SearchMode,
         measure_budget: f64,
+        exact_when_small: bool,
         input_verified: bool,
         bisect_limit: Option<usize>,
         use_profile: bool,

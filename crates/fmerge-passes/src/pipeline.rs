@@ -127,9 +127,10 @@ pub fn module_profile(
 
 /// Whether hybrid pricing is to compile every candidate on `module`: a small module (see
 /// [`SMALL_MODULE`]) whose merges are measured anyway, with measuring to confirm close calls
-/// on.
+/// on, when the caller wants that ([`Options::exact_when_small`]).
 fn small_enough_for_exact(module: &Module<'_>, opts: &Options) -> bool {
     opts.profit == ProfitMode::Hybrid
+        && opts.exact_when_small
         && opts.measure_budget > 0.0
         && module.functions().iter().map(|f| f.instruction_count()).sum::<usize>() <= SMALL_MODULE
 }

@@ -236,6 +236,39 @@ fn c_and_cpp_through_full_lto_in_lld_are_smaller_and_behave_the_same() {
     assert!(r["guard"]["unmeasured"].as_u64().is_some_and(|n| n >= 1), "{r}");
 }
 
+/// Decisions the size-guarded stages settled by compiling them, all stages together.
+fn measured_decisions(report: &serde_json::Value) -> u64 {
+    let stages = report["stages"].as_array().expect("stages");
+    stages.iter().map(|s| s["measured_decisions"].as_u64().expect("a count")).sum()
+}
+
+/// `fmerge opt` compiles every candidate of a small module (`opt -passes=fmerge` too: the
+/// first test). Inside a link that code generation comes on top of the linker's own, so there
+/// a small module is priced as a large one is: a merge the estimate calls clear is not
+/// compiled (`tests/programs/dup_constants.c`: one merge with constants, clearly paying).
+#[test]
+fn a_link_compiles_only_the_close_calls_of_a_small_module() {
+    let dir = tempfile::tempdir().unwrap();
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fmerge/tests/programs/dup_constants.c");
+    let obj = dir.path().join("dup_constants.o");
+    run_ok(Command::new("clang-22").args(["-Os", "-flto", "-c"]).arg(&src).arg("-o").arg(&obj));
+    let objs = [obj];
+    let (plain, merged) = (dir.path().join("plain"), dir.path().join("merged"));
+    link(&objs, &plain, "-flto", false, "");
+    let report = dir.path().join("r.json");
+    let measured = |extra: &str| {
+        let env = format!("-fmerge-estimate=false -fmerge-report={} {extra}", report.display());
+        link(&objs, &merged, "-flto", true, &env);
+        assert_eq!(output_of(&plain), output_of(&merged));
+        let r = read_json(&report);
+        assert_eq!(r["merges"].as_array().unwrap().len(), 1, "{r}");
+        measured_decisions(&r)
+    };
+    assert_eq!(measured(""), 0, "a clear call is taken on its estimate");
+    assert_eq!(measured("-fmerge-profit=exact"), 1, "exact pricing compiles it");
+}
+
 #[test]
 fn thin_lto_backends_and_plain_compiles_merge_each_module() {
     let dir = tempfile::tempdir().unwrap();
