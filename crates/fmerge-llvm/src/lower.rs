@@ -791,7 +791,15 @@ pub fn lower_module<'m>(module: &'m Module<'_>, hashes: Hashes) -> LoweredModule
 /// needed). A lowering that builds code from few of its functions saves 8 bytes per
 /// instruction and block of the module for as long as it lives.
 pub fn lower_module_lean<'m>(module: &'m Module<'_>, hashes: Hashes) -> LoweredModule<'m> {
-    let fns = mergeable_functions(module);
+    lower_lean(module, mergeable_functions(module), hashes)
+}
+
+/// [`lower_module_lean`] of the given function definitions only (in the order given).
+pub fn lower_lean<'m>(
+    module: &'m Module<'_>,
+    fns: Vec<Function<'m>>,
+    hashes: Hashes,
+) -> LoweredModule<'m> {
     let mut lowerer = Lowerer::new(module, hashes);
     let mut funcs = Vec::with_capacity(fns.len());
     let mut handles = Vec::with_capacity(fns.len());
