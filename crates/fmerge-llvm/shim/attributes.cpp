@@ -210,6 +210,18 @@ const void *fm_fn_attr_key(LLVMValueRef Fn) {
   return K.getRawPointer();
 }
 
+// `fm_fn_attr_key` without `noinline` and `alwaysinline`, which merging sets and clears on the
+// bodies it makes: equal for a function and every merged body made from it.
+const void *fm_fn_attr_key_but_inlining(LLVMValueRef Fn) {
+  Function *F = unwrap<Function>(Fn);
+  LLVMContext &C = F->getContext();
+  AttributeSet S = mustMatchPart(C, F->getAttributes().getFnAttrs())
+                       .removeAttribute(C, Attribute::NoInline)
+                       .removeAttribute(C, Attribute::AlwaysInline);
+  AttributeList K = AttributeList::get(C, S, AttributeSet(), ArrayRef<AttributeSet>());
+  return K.getRawPointer();
+}
+
 } // extern "C"
 
 static const Attribute::AttrKind AbiKinds[] = {

@@ -152,6 +152,7 @@ unsafe extern "C" {
         n: usize,
     );
     pub fn fm_fn_attr_key(f: LLVMValueRef) -> *const c_void;
+    pub fn fm_fn_attr_key_but_inlining(f: LLVMValueRef) -> *const c_void;
     pub fn fm_set_merged_attrs(
         m: LLVMValueRef,
         f1: LLVMValueRef,

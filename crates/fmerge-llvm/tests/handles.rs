@@ -151,3 +151,29 @@ fn a_plugins_context_leaves_code_generation_options_alone() {
     let sizes = fmerge_llvm::target::measure_bitcode_as_made(&target, 2, [Ok(bitcode)]);
     assert!(sizes[0].as_ref().unwrap().functions.contains_key("f"));
 }
+
+/// Merging marks the bodies it makes `noinline` (and drops `alwaysinline`): the key the size
+/// guard's second chance scopes its search by must not tell a function from such a body,
+/// while the key that decides whether two functions may share a body still does.
+#[test]
+fn the_attribute_key_but_inlining_ignores_only_the_inlining_attributes() {
+    const ATTRS: &str = r#"
+define i32 @plain(i32 %x) #0 { ret i32 %x }
+define i32 @merged(i32 %x) #1 { ret i32 %x }
+define i32 @always(i32 %x) #2 { ret i32 %x }
+define i32 @other(i32 %x) #3 { ret i32 %x }
+attributes #0 = { nounwind optsize "target-cpu"="x86-64" }
+attributes #1 = { noinline nounwind optsize "target-cpu"="x86-64" }
+attributes #2 = { alwaysinline nounwind optsize "target-cpu"="x86-64" }
+attributes #3 = { nounwind optsize "target-cpu"="x86-64-v3" }
+"#;
+    let llvm = Llvm::new();
+    let m = llvm.parse(Path::new("attrs.ll"), ATTRS.as_bytes()).expect("valid IR");
+    let [plain, merged, always, other] =
+        ["plain", "merged", "always", "other"].map(|n| m.function(n).unwrap());
+    assert_ne!(plain.fn_attr_key(), merged.fn_attr_key());
+    assert_ne!(plain.fn_attr_key(), always.fn_attr_key());
+    assert_eq!(plain.fn_attr_key_but_inlining(), merged.fn_attr_key_but_inlining());
+    assert_eq!(plain.fn_attr_key_but_inlining(), always.fn_attr_key_but_inlining());
+    assert_ne!(plain.fn_attr_key_but_inlining(), other.fn_attr_key_but_inlining());
+}

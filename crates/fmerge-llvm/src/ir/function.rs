@@ -113,6 +113,13 @@ impl<'m> Function<'m> {
         // SAFETY: a live function.
         unsafe { ffi::fm_fn_attr_key(self.raw()) as usize }
     }
+    /// [`Function::fn_attr_key`] as if neither `noinline` nor `alwaysinline` were set: the
+    /// same for a function and for the bodies merging makes from it (which it marks
+    /// `noinline`).
+    pub fn fn_attr_key_but_inlining(self) -> usize {
+        // SAFETY: a live function.
+        unsafe { ffi::fm_fn_attr_key_but_inlining(self.raw()) as usize }
+    }
     /// Whether this function's attributes intersect with `other`'s.
     pub fn attrs_intersectable(self, other: Function<'m>) -> bool {
         // SAFETY: two live functions.

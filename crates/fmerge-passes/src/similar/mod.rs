@@ -116,18 +116,12 @@ impl Stage for Similar {
         let module = &*session.module;
         let run = &mut session.run;
         let first = &mut self.first;
-        let memo = self.memo.get_or_insert_with(|| {
-            let retry = first.take();
-            let scope = retry.as_ref().map(|names| {
-                names.iter().filter_map(|n| module.function(n)).map(body_key).collect()
-            });
-            Memo {
-                rejected: HashSet::new(),
-                sizes: SizeCache::default(),
-                retry,
-                scope,
-                measure_budget: proposal::MeasureBudget::for_stage(module, run.opts),
-            }
+        let memo = self.memo.get_or_insert_with(|| Memo {
+            rejected: HashSet::new(),
+            sizes: SizeCache::default(),
+            scoped: first.is_some(),
+            retry: first.take(),
+            measure_budget: proposal::MeasureBudget::for_stage(module, run.opts),
         });
         self.rounds += 1;
         let last = self.rounds == ROUNDS;
@@ -168,11 +162,11 @@ struct Memo {
     /// arrivals queried it themselves), and its rejected pairs are remembered; only functions
     /// taken out during the round (stale, pending, merged) have partners left to try.
     retry: Option<HashSet<String>>,
-    /// The size guard's second chance: the [`body_key`]s of the functions it looks for
-    /// partners for. Only functions with one of them can share a body with those, so only
-    /// they are lowered and searched, instead of the whole module again (on Ninja's test
-    /// binary, the second chance for six functions lowered and indexed 3,100).
-    scope: Option<HashSet<u64>>,
+    /// The size guard's second chance: each round lowers and searches only the functions
+    /// that could share a body with those it looks for partners for (`retry`; see
+    /// [`in_scope`]), instead of the whole module again (on Ninja's test binary, the second
+    /// chance for six functions lowered and indexed 3,100).
+    scoped: bool,
     /// Code generation left for settling close calls.
     measure_budget: proposal::MeasureBudget,
 }
@@ -331,7 +325,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         memo: &'a mut Memo,
     ) -> Self {
         let t = Instant::now();
-        let fns = in_scope(fmerge_llvm::lower::mergeable_functions(module), memo);
+        let fns = in_scope(module, memo);
         let mut lowered = fmerge_llvm::lower::lower_lean(module, fns, Hashes::Local);
         stats.add_time("lower", t);
         let fns: Vec<_> = lowered.handles.drain(..).map(|h| Some(h.function)).collect();
@@ -356,7 +350,7 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let mut old: Vec<Option<FuncData>> = funcs.into_iter().map(Some).collect();
         let at: HashMap<Function<'m>, usize> =
             old_fns.iter().enumerate().filter_map(|(k, f)| Some(((*f)?, k))).collect();
-        let fns = in_scope(fmerge_llvm::lower::mergeable_functions(module), memo);
+        let fns = in_scope(module, memo);
         let n = fns.len();
         let mut funcs = Vec::with_capacity(n);
         let mut known = Known::unknown(0);
@@ -1192,24 +1186,29 @@ fn may_share_body(fa: &FuncData, a: Function<'_>, fb: &FuncData, b: Function<'_>
 }
 
 /// What two functions must share for [`may_share_body`] to hold, but the personality (which
-/// may be missing on one side), as one number: equal for any two functions that may share a
-/// body (it hashes type and attribute-list identities, so it means something within one run
-/// only).
+/// may be missing on one side) and the inlining attributes (which merging sets on the bodies
+/// it makes), as one number: equal for any two functions that may share a body, and for a
+/// function and the merged bodies made from it (it hashes type and attribute-list
+/// identities, so it means something within one run only).
 fn body_key(f: Function<'_>) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     f.global_value_type().return_type().hash(&mut h);
-    (f.call_conv(), f.fn_attr_key(), f.gc(), f.section()).hash(&mut h);
+    (f.call_conv(), f.fn_attr_key_but_inlining(), f.gc(), f.section()).hash(&mut h);
     h.finish()
 }
 
-/// The functions of `fns` the stage's rounds look at: all of them, or in the size guard's
-/// second chance those in its scope ([`Memo::scope`]).
-fn in_scope<'m>(fns: Vec<Function<'m>>, memo: &Memo) -> Vec<Function<'m>> {
-    match &memo.scope {
-        None => fns,
-        Some(keys) => fns.into_iter().filter(|&f| keys.contains(&body_key(f))).collect(),
-    }
+/// The functions of `module` a round lowers and searches: every one that may merge, or in the
+/// size guard's second chance ([`Memo::scoped`]) those with the [`body_key`] of a function
+/// the round looks for partners for (no other can share a body with one of them).
+fn in_scope<'m>(module: &'m Module<'_>, memo: &Memo) -> Vec<Function<'m>> {
+    let fns = fmerge_llvm::lower::mergeable_functions(module);
+    let Some(retry) = memo.retry.as_ref().filter(|_| memo.scoped) else {
+        return fns;
+    };
+    let keys: HashSet<u64> =
+        retry.iter().filter_map(|n| module.function(n)).map(body_key).collect();
+    fns.into_iter().filter(|&f| keys.contains(&body_key(f))).collect()
 }
 
 /// Creates the merged function and its body; erases it again on failure (why, and how many
