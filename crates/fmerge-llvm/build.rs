@@ -32,6 +32,7 @@ const SOURCES: &[&str] = &[
     "shim/profiling/prof_metadata.cpp",
     "shim/profiling/promotion.cpp",
     "shim/profiling/runtime_link.cpp",
+    "shim/profiling/vtables.cpp",
 ];
 
 /// Headers the sources include.

@@ -96,6 +96,20 @@ unsafe extern "C" {
     pub fn fm_and_ir_flags(dst: LLVMValueRef, src: LLVMValueRef);
     pub fn fm_phi_set_incoming_block(phi: LLVMValueRef, idx: u32, bb: LLVMBasicBlockRef);
     pub fn fm_has_address_taken(f: LLVMValueRef) -> i32;
+    // profiling/vtables.cpp
+    #[allow(clippy::too_many_arguments)]
+    pub fn fm_vtable_read(
+        gv: LLVMValueRef,
+        entry_offsets: *mut u64,
+        entry_fns: *mut LLVMValueRef,
+        cap: usize,
+        n_entries: *mut usize,
+        points: *mut u64,
+        point_cap: usize,
+        n_points: *mut usize,
+    ) -> i32;
+    pub fn fm_vtable_confined(f: LLVMValueRef, tables: *const LLVMValueRef, n: usize) -> i32;
+    pub fn fm_gep_constant_offset(gep: LLVMValueRef, out: *mut i64) -> i32;
     pub fn fm_clone_module_subset(
         m: LLVMModuleRef,
         fns: *const LLVMValueRef,

@@ -15,7 +15,10 @@
 //!   functions), and each call site passes its caller's count times the frequency of its block
 //!   to the callee. Indirect calls go through a node of their own per function type, which
 //!   shares what it receives equally among the functions of that type whose address is taken
-//!   (the caller builds that node: [`CallGraph::indirect`]). Strongly connected components
+//!   (the caller builds that node: [`CallGraph::indirect`]). A C++ virtual call
+//!   (`obj->vptr[slot]`) gets a narrower node, per type and slot: the functions at that slot
+//!   of the module's virtual tables, and those whose address is also used anywhere else
+//!   ([`VirtualCalls`]). Strongly connected components
 //!   (recursion) are followed once around: each member gets what enters the component, then
 //!   what its callers inside the component pass on with those counts, so recursion raises
 //!   counts without running away.
@@ -42,7 +45,8 @@
 //! [`MAX_COUNT`], so that the `u64` counts the pricing uses never overflow.
 //!
 //! What the estimate cannot know: inputs (which branch a program takes), how many times a
-//! loop really runs, and which function an indirect call reaches. It orders code by how
+//! loop really runs, and which function an indirect call reaches (beyond its type, and a
+//! virtual call's slot). It orders code by how
 //! likely it is to be hot; it does not say how hot it is. `fmerge_passes`' pricing therefore
 //! uses it with its own default budget, calibrated on measured programs.
 
@@ -107,6 +111,77 @@ impl CallGraph {
             self.call(node, t, share);
         }
         node
+    }
+}
+
+/// A C++ virtual table (Itanium ABI: `_ZTV*`, and `_ZTC*` construction tables) as the
+/// estimate reads it: the functions in its initializer and where pointers into it point.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VirtualTable {
+    /// (byte offset in the table, function node) of each function in its initializer.
+    pub entries: Vec<(u64, u32)>,
+    /// Byte offsets at which pointers into the table may point (its address points): every
+    /// offset at which the module uses it (the constant `getelementptr`s constructors store
+    /// into objects and VTTs hold) and, since other modules may construct objects with it,
+    /// each of its vtables' first function entry (the Itanium layout puts the address point
+    /// just before it).
+    pub address_points: Vec<u64>,
+}
+
+/// The targets of virtual calls: a call of the function loaded at byte offset `slot` from a
+/// pointer loaded from an object (`obj->vptr[slot]`) reaches the functions at `slot` past
+/// an address point of some table, not every address-taken function of its type.
+///
+/// Sound where the caller cannot be sure: the narrowed set keeps every candidate (the
+/// address-taken functions of the call's type, what an indirect call reaches without this)
+/// that is not *confined* to tables, that is whose address is used anywhere but as an entry
+/// of a table the caller could read (stored at run time, passed on, in another global's
+/// initializer, in a table whose uses it could not read): the loaded pointer may have come
+/// from any of those places. A confined function is reached only from its own slots. So the
+/// narrowed set is always a subset of the candidates, and equal to them when nothing is
+/// confined (a C program: its tables of function pointers are not C++ virtual tables).
+#[derive(Clone, Debug, Default)]
+pub struct VirtualCalls {
+    /// slot → the functions at that byte offset past an address point of some table.
+    at_slot: HashMap<u64, Vec<u32>>,
+    /// Function nodes whose address is used only as entries of the readable tables.
+    confined: Vec<bool>,
+}
+
+impl VirtualCalls {
+    /// `tables`: the module's readable virtual tables; `confined[f]`: whether every use of
+    /// function node `f`'s address is an entry of one of them (nodes past its end are not).
+    pub fn new(tables: &[VirtualTable], confined: Vec<bool>) -> VirtualCalls {
+        let mut at_slot: HashMap<u64, Vec<u32>> = HashMap::new();
+        for table in tables {
+            for &(offset, f) in &table.entries {
+                for &point in &table.address_points {
+                    if let Some(slot) = offset.checked_sub(point) {
+                        at_slot.entry(slot).or_default().push(f);
+                    }
+                }
+            }
+        }
+        for fs in at_slot.values_mut() {
+            fs.sort_unstable();
+            fs.dedup();
+        }
+        VirtualCalls { at_slot, confined }
+    }
+
+    /// The targets among `candidates` of a virtual call through byte offset `slot`: those
+    /// not confined to tables, and those at `slot` past an address point (in `candidates`'
+    /// order).
+    pub fn targets(&self, slot: u64, candidates: &[u32]) -> Vec<u32> {
+        let here = self.at_slot.get(&slot).map(Vec::as_slice).unwrap_or(&[]);
+        candidates
+            .iter()
+            .copied()
+            .filter(|&f| {
+                !self.confined.get(f as usize).copied().unwrap_or(false)
+                    || here.binary_search(&f).is_ok()
+            })
+            .collect()
     }
 }
 
@@ -436,6 +511,68 @@ mod tests {
         let node = g.indirect(&[test]);
         g.call_in_loop(runner, node, 32.0);
         assert!(repeated(&g)[test as usize]);
+    }
+
+    #[test]
+    fn virtual_calls_reach_their_slot_and_what_escapes() {
+        // Two classes: Base { D1 (node 0), D0 (1), run (2) } and Test : Base, which keeps
+        // Base's D1 and has a D0 (3) and body (6) of its own, each table [offset-to-top, RTTI,
+        // D1, D0, run/body] with its address point at 16. Node 4 is
+        // a `void(ptr)` function whose address escapes (a callback), node 5 one confined to a
+        // table that nothing points into.
+        let base =
+            VirtualTable { entries: vec![(16, 0), (24, 1), (32, 2)], address_points: vec![16] };
+        let test =
+            VirtualTable { entries: vec![(16, 0), (24, 3), (32, 6)], address_points: vec![16] };
+        let dead = VirtualTable { entries: vec![(16, 5)], address_points: vec![] };
+        let confined = vec![true, true, true, true, false, true, true];
+        let calls = VirtualCalls::new(&[base, test, dead], confined);
+        let all = [0, 1, 2, 3, 4, 5, 6];
+        // The deleting destructors' slot (+8): Base's and Test's D0, and the escaping callback.
+        assert_eq!(calls.targets(8, &all), vec![1, 3, 4]);
+        // The body's slot (+16): `run` and `body` (and the callback), no destructor.
+        assert_eq!(calls.targets(16, &all), vec![2, 4, 6]);
+        // A slot no table has: only what escapes.
+        assert_eq!(calls.targets(800, &all), vec![4]);
+        // Only candidates (the call's type) are targets, in their order.
+        assert_eq!(calls.targets(8, &[3, 2]), vec![3]);
+        // Nothing confined (no tables read): every candidate, as without narrowing.
+        let none = VirtualCalls::new(&[], vec![false; 7]);
+        assert_eq!(none.targets(8, &all), all.to_vec());
+        // A second address point (a secondary vtable at 40) moves the slots with it.
+        let two = VirtualTable { entries: vec![(16, 0), (48, 1)], address_points: vec![16, 40] };
+        let calls = VirtualCalls::new(&[two], vec![true; 2]);
+        assert_eq!(calls.targets(8, &[0, 1]), vec![1]);
+        assert_eq!(calls.targets(0, &[0, 1]), vec![0]);
+        assert_eq!(calls.targets(32, &[0, 1]), vec![1]);
+    }
+
+    proptest! {
+        /// Narrowing never adds a target, keeps every function not confined to a table, and
+        /// keeps every function found at the slot past an address point.
+        #[test]
+        fn virtual_targets_are_a_subset_that_keeps_every_possible_target(
+            entries in proptest::collection::vec((0u64..12, 0u32..10), 0..20),
+            points in proptest::collection::vec(0u64..6, 0..3),
+            confined in proptest::collection::vec(any::<bool>(), 10),
+            candidates in proptest::collection::btree_set(0u32..12, 0..12),
+            slot in 0u64..8,
+        ) {
+            let entries: Vec<(u64, u32)> = entries.iter().map(|&(o, f)| (o * 8, f)).collect();
+            let points: Vec<u64> = points.iter().map(|&p| p * 8).collect();
+            let table = VirtualTable { entries: entries.clone(), address_points: points.clone() };
+            let calls = VirtualCalls::new(&[table], confined.clone());
+            let candidates: Vec<u32> = candidates.into_iter().collect();
+            let got = calls.targets(slot * 8, &candidates);
+            prop_assert!(got.iter().all(|f| candidates.contains(f)));
+            for &f in &candidates {
+                let escapes = !confined.get(f as usize).copied().unwrap_or(false);
+                let at_slot = entries
+                    .iter()
+                    .any(|&(o, g)| g == f && points.iter().any(|&p| o == p + slot * 8));
+                prop_assert_eq!(got.contains(&f), escapes || at_slot);
+            }
+        }
     }
 
     #[test]

@@ -8,9 +8,13 @@
 //!   as `!prof` metadata (entry counts, branch weights, the profile summary). The other half
 //!   is `shim/profiling/`: the IR surgery in C++, and the runtime itself in C.
 //!
+//! - [`vtables`]: C++ virtual tables and virtual calls, for the estimate of a module without
+//!   a profile (which functions a virtual call may reach: those at its slot).
+//!
 //! Reading the profile a module was built with is part of the IR handles it reads:
 //! `Function::entry_count`, `Function::max_profile_count` and
 //! `Function::block_profile_counts` (block counts by LLVM's `BlockFrequencyInfo`, in
 //! `ir/function.rs`), and `Module::profile_hot_threshold` (`module.rs`).
 
 pub mod instrument;
+pub mod vtables;

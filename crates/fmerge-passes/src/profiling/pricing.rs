@@ -41,7 +41,7 @@
 //! counts) stay out of merging with constants and of similar merging whatever work a merge
 //! would add. Global merging's parameterized copies (`crate::global`) use that cut at 99%.
 
-use fmerge_core::profiling::estimate::{self, CallGraph};
+use fmerge_core::profiling::estimate::{self, CallGraph, VirtualCalls, VirtualTable};
 use fmerge_core::profiling::work::{self, SlowdownBudget};
 use fmerge_llvm::{Function, Module};
 use serde::Serialize;
@@ -196,7 +196,10 @@ impl ModuleProfile {
     /// static heuristics, times the function's calls per run propagated over the call graph
     /// from what may be called from outside (`main`, exported and address-taken functions,
     /// each once per run). An indirect call reaches every defined function of its type whose
-    /// address is taken, in equal shares. Calls to code outside the module are not followed.
+    /// address is taken, in equal shares; a C++ virtual call (`fmerge_llvm`'s
+    /// `Instruction::virtual_slot`) only those at its slot of the module's virtual tables and
+    /// those whose address is used other than in them (`estimate::VirtualCalls`). Calls to code
+    /// outside the module are not followed.
     /// Functions that no loop or recursion reaches keep counts only in their loops (see the
     /// module header); the hot threshold is taken before, over every estimated count.
     pub fn estimate(
@@ -228,7 +231,11 @@ impl ModuleProfile {
             }
         }
         let nodes: Vec<u32> = by_type.iter().map(|targets| graph.indirect(targets)).collect();
-        let indirect: HashMap<_, u32> = types.into_iter().map(|(ty, k)| (ty, nodes[k])).collect();
+        let type_index = types;
+        // A virtual call reaches the functions at its slot (and those whose address escapes
+        // otherwise): one node per type and slot, made when first called.
+        let virtual_calls = virtual_calls(module, &index);
+        let mut by_slot: HashMap<(usize, u64), u32> = HashMap::new();
         let mut frequencies = Vec::with_capacity(defined.len());
         let mut in_loop = Vec::with_capacity(defined.len());
         for (i, f) in defined.iter().enumerate() {
@@ -242,7 +249,19 @@ impl ModuleProfile {
                     let per_call = freqs.get(b).copied().unwrap_or(0.0);
                     let callee = match inst.called_value().and_then(|v| v.as_function()) {
                         Some(g) => index.get(&g).copied(),
-                        None => indirect.get(&inst.called_function_type()).copied(),
+                        None => type_index.get(&inst.called_function_type()).map(|&k| {
+                            match inst.virtual_slot() {
+                                Some(slot) => *by_slot.entry((k, slot)).or_insert_with(|| {
+                                    let targets = virtual_calls.targets(slot, &by_type[k]);
+                                    if targets.len() == by_type[k].len() {
+                                        nodes[k]
+                                    } else {
+                                        graph.indirect(&targets)
+                                    }
+                                }),
+                                None => nodes[k],
+                            }
+                        }),
                     };
                     match callee {
                         Some(j) if cyclic[b] => graph.call_in_loop(i as u32, j, per_call),
@@ -567,6 +586,29 @@ impl Ledger {
     }
 }
 
+/// The module's virtual tables and which address-taken functions only they hold, by the
+/// estimate's function numbers (`index`).
+fn virtual_calls(module: &Module<'_>, index: &HashMap<Function<'_>, u32>) -> VirtualCalls {
+    let tables = module.virtual_tables();
+    let mut confined = vec![false; index.len()];
+    let mut checked = vec![false; index.len()];
+    let mut read = Vec::with_capacity(tables.tables.len());
+    for table in &tables.tables {
+        let mut entries = Vec::with_capacity(table.entries.len());
+        for &(offset, f) in &table.entries {
+            let Some(&i) = index.get(&f) else { continue };
+            entries.push((offset, i));
+            // Only functions some table holds can be confined to them.
+            if !checked[i as usize] {
+                checked[i as usize] = true;
+                confined[i as usize] = tables.confine(f);
+            }
+        }
+        read.push(VirtualTable { entries, address_points: table.address_points.clone() });
+    }
+    VirtualCalls::new(&read, confined)
+}
+
 /// Which blocks of `f` (layout order) are inside a loop: on a cycle of its control flow graph.
 fn loop_blocks(f: Function<'_>) -> Vec<bool> {
     let blocks = f.blocks();
@@ -820,5 +862,120 @@ define internal void @inner(i32 %x) {
         // The module's work is the loop's alone.
         let inner_work = ledger.work_of("inner").unwrap();
         assert_eq!(p.total_work, inner_work + ledger.work_of("loopy").unwrap());
+    }
+
+    /// A C++ test program's shape: `cleanup` deletes objects in a loop through their
+    /// deleting destructor (slot +8), `run_test` calls each test's body (slot +16) once. All
+    /// of them are `void(ptr)` and in virtual tables only.
+    const VIRTUAL_CALLS: &str = r#"
+target triple = "x86_64-pc-linux-gnu"
+@g = global i32 0
+@_ZTV3Obj = linkonce_odr unnamed_addr constant { [4 x ptr] } { [4 x ptr] [ptr null, ptr null, ptr @obj_d1, ptr @obj_d0] }
+@_ZTV5TestA = unnamed_addr constant { [5 x ptr] } { [5 x ptr] [ptr null, ptr null, ptr @testa_d1, ptr @testa_d0, ptr @testa_body] }
+@_ZTV5TestB = unnamed_addr constant { [5 x ptr] } { [5 x ptr] [ptr null, ptr null, ptr @testb_d1, ptr @testb_d0, ptr @testb_body] }
+
+define void @main_like(ptr %objs, i32 %n, ptr %ta, ptr %tb) {
+  store ptr getelementptr inbounds inrange(-16, 16) (i8, ptr @_ZTV3Obj, i64 16), ptr %objs
+  store ptr getelementptr inbounds inrange(-16, 24) (i8, ptr @_ZTV5TestA, i64 16), ptr %ta
+  store ptr getelementptr inbounds inrange(-16, 24) (i8, ptr @_ZTV5TestB, i64 16), ptr %tb
+  call void @run_test(ptr %ta)
+  call void @run_test(ptr %tb)
+  call void @cleanup(ptr %objs, i32 %n)
+  ret void
+}
+
+define internal void @run_test(ptr %t) {
+  %vt = load ptr, ptr %t
+  %slot = getelementptr inbounds i8, ptr %vt, i64 16
+  %body = load ptr, ptr %slot
+  call void %body(ptr %t)
+  ret void
+}
+
+define internal void @cleanup(ptr %objs, i32 %n) {
+entry:
+  %c0 = icmp sgt i32 %n, 0
+  br i1 %c0, label %loop, label %exit
+loop:
+  %i = phi i32 [ 0, %entry ], [ %j, %loop ]
+  %p = getelementptr ptr, ptr %objs, i32 %i
+  %o = load ptr, ptr %p
+  %vt = load ptr, ptr %o
+  %slot = getelementptr inbounds i8, ptr %vt, i64 8
+  %d0 = load ptr, ptr %slot
+  call void %d0(ptr %o)
+  %j = add i32 %i, 1
+  %c = icmp slt i32 %j, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}
+
+define linkonce_odr void @obj_d1(ptr %this) {
+  store volatile i32 1, ptr @g
+  ret void
+}
+define linkonce_odr void @obj_d0(ptr %this) {
+  call void @obj_d1(ptr %this)
+  store volatile i32 2, ptr @g
+  ret void
+}
+define linkonce_odr void @testa_d1(ptr %this) {
+  store volatile i32 3, ptr @g
+  ret void
+}
+define linkonce_odr void @testa_d0(ptr %this) {
+  call void @testa_d1(ptr %this)
+  store volatile i32 4, ptr @g
+  ret void
+}
+define linkonce_odr void @testb_d1(ptr %this) {
+  store volatile i32 5, ptr @g
+  ret void
+}
+define linkonce_odr void @testb_d0(ptr %this) {
+  call void @testb_d1(ptr %this)
+  store volatile i32 6, ptr @g
+  ret void
+}
+define void @testa_body(ptr %this) {
+  call void @helper(i32 1)
+  store volatile i32 10, ptr @g
+  ret void
+}
+define void @testb_body(ptr %this) {
+  call void @helper(i32 2)
+  store volatile i32 20, ptr @g
+  ret void
+}
+define internal void @helper(i32 %x) {
+  %y = mul i32 %x, 7
+  store volatile i32 %y, ptr @g
+  ret void
+}
+"#;
+
+    #[test]
+    fn a_virtual_call_reaches_the_functions_at_its_slot() {
+        let llvm = fmerge_llvm::Llvm::new();
+        let module =
+            llvm.parse(std::path::Path::new("t.ll"), VIRTUAL_CALLS.as_bytes()).expect("IR");
+        let p = ModuleProfile::estimate(&module, None, 0.005, 0.001);
+        // The loop's call through slot +8 reaches the deleting destructors (and what they
+        // call), not the tests' bodies at +16: before, one `void(ptr)` node reached all nine.
+        for hot in ["obj_d0", "testa_d0", "testb_d0", "obj_d1", "testa_d1", "testb_d1"] {
+            assert!(p.likely_hot(hot), "{hot} runs in cleanup's loop");
+        }
+        for once in ["testa_body", "testb_body", "helper", "run_test"] {
+            assert!(!p.likely_hot(once), "{once} runs once per test");
+        }
+        let ledger = Ledger::new(Some(Arc::new(p.clone())));
+        let bodies = ["testa_body".to_string(), "testb_body".to_string()];
+        assert!(ledger.hot_refusal(1_000_000, &bodies).is_none());
+        let dtors = ["testa_d0".to_string(), "testb_d0".to_string()];
+        assert!(ledger.hot_refusal(1_000_000, &dtors).is_some());
+        // Each destructor gets a third of the loop's calls (not a ninth of them).
+        let d0 = p.entry_count("testa_d0").unwrap();
+        assert!(d0 > 3 * p.entry_count("testa_body").unwrap(), "{d0}");
     }
 }
