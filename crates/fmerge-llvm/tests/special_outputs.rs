@@ -5,14 +5,20 @@ use fmerge_llvm::output::write_atomically;
 use std::io::Read;
 use std::os::unix::fs::FileTypeExt;
 
+/// A named pipe `name` in `dir`, and its read end, opened for reading and writing so that
+/// neither this open nor a writer's blocks.
+fn named_pipe(dir: &std::path::Path, name: &str) -> (std::path::PathBuf, std::fs::File) {
+    let fifo = dir.join(name);
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo failed");
+    let reader = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    (fifo, reader)
+}
+
 #[test]
 fn a_named_pipe_is_written_in_place_not_replaced() {
     let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("out.pipe");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success(), "mkfifo failed");
-    // Opened for reading and writing, so that neither this open nor the writer's blocks.
-    let mut reader = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    let (fifo, mut reader) = named_pipe(dir.path(), "out.pipe");
     write_atomically(&fifo, b"bitcode").unwrap();
     assert!(
         std::fs::metadata(&fifo).unwrap().file_type().is_fifo(),
@@ -37,10 +43,7 @@ fn a_regular_file_is_still_replaced_whole() {
 #[test]
 fn a_finished_temporary_file_goes_into_a_named_pipe_too() {
     let dir = tempfile::tempdir().unwrap();
-    let fifo = dir.path().join("data.pipe");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(made.success(), "mkfifo failed");
-    let mut reader = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    let (fifo, mut reader) = named_pipe(dir.path(), "data.pipe");
     let tmp = dir.path().join(".data.tmp");
     std::fs::write(&tmp, b"cgdata").unwrap();
     fmerge_llvm::output::put_in_place(&tmp, &fifo).unwrap();

@@ -34,7 +34,7 @@ pub struct VirtualTableIr<'m> {
 pub struct VirtualTables<'m> {
     pub tables: Vec<VirtualTableIr<'m>>,
     /// The tables' globals, sorted by address (what the shim searches).
-    sorted: Vec<usize>,
+    sorted: Vec<LLVMValueRef>,
 }
 
 impl Module<'_> {
@@ -52,8 +52,8 @@ impl Module<'_> {
                 tables.push(VirtualTableIr { global: g, entries, address_points });
             }
         }
-        let mut sorted: Vec<usize> = tables.iter().map(|t| t.global.raw() as usize).collect();
-        sorted.sort_unstable();
+        let mut sorted: Vec<LLVMValueRef> = tables.iter().map(|t| t.global.raw()).collect();
+        sorted.sort_unstable_by_key(|&p| p as usize);
         VirtualTables { tables, sorted }
     }
 }
@@ -63,10 +63,9 @@ impl<'m> VirtualTables<'m> {
     /// one of these tables' initializers: then only a load from one of their slots can
     /// produce it.
     pub fn confine(&self, f: Function<'m>) -> bool {
-        let raw: Vec<LLVMValueRef> = self.sorted.iter().map(|&p| p as LLVMValueRef).collect();
         // SAFETY: a live function and live globals of the same module (the tables borrow it),
         // sorted by address as the shim requires; the shim only reads use lists.
-        unsafe { ffi::fm_vtable_confined(f.raw(), raw.as_ptr(), raw.len()) != 0 }
+        unsafe { ffi::fm_vtable_confined(f.raw(), self.sorted.as_ptr(), self.sorted.len()) != 0 }
     }
 }
 

@@ -231,7 +231,6 @@ impl ModuleProfile {
             }
         }
         let nodes: Vec<u32> = by_type.iter().map(|targets| graph.indirect(targets)).collect();
-        let type_index = types;
         // A virtual call reaches the functions at its slot (and those whose address escapes
         // otherwise): one node per type and slot, made when first called.
         let virtual_calls = virtual_calls(module, &index);
@@ -249,7 +248,7 @@ impl ModuleProfile {
                     let per_call = freqs.get(b).copied().unwrap_or(0.0);
                     let callee = match inst.called_value().and_then(|v| v.as_function()) {
                         Some(g) => index.get(&g).copied(),
-                        None => type_index.get(&inst.called_function_type()).map(|&k| {
+                        None => types.get(&inst.called_function_type()).map(|&k| {
                             match inst.virtual_slot() {
                                 Some(slot) => *by_slot.entry((k, slot)).or_insert_with(|| {
                                     let targets = virtual_calls.targets(slot, &by_type[k]);
