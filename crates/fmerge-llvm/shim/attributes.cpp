@@ -73,6 +73,18 @@ AttributeSet fmshim::mustMatchPart(LLVMContext &C, AttributeSet S) {
   return AttributeSet::get(C, B);
 }
 
+// The must-match part of a function's or call site's whole attribute list: each set's
+// must-match part, at the same places (what `fm_attr_key` and `fm_attr_key_hash` identify).
+static AttributeList mustMatchList(Value *V) {
+  LLVMContext &C = V->getContext();
+  AttributeList L = attrsOf(V);
+  SmallVector<AttributeSet, 8> Params;
+  for (unsigned i = 0; i < L.getNumAttrSets(); ++i)
+    Params.push_back(mustMatchPart(C, L.getParamAttrs(i)));
+  return AttributeList::get(C, mustMatchPart(C, L.getFnAttrs()),
+                            mustMatchPart(C, L.getRetAttrs()), Params);
+}
+
 extern "C" {
 
 int fm_is_dso_local(LLVMValueRef GV) { return unwrap<GlobalValue>(GV)->isDSOLocal(); }
@@ -143,19 +155,8 @@ void fm_keep_abi_param_attrs(LLVMValueRef V) {
 const void *fm_attr_list(LLVMValueRef V) { return attrsOf(unwrap(V)).getRawPointer(); }
 
 // Identity of the part of a function's or call site's attribute list that must match exactly
-
 // for two of them to share one body (uniqued: equal pointers mean equal parts).
-const void *fm_attr_key(LLVMValueRef V) {
-  Value *Val = unwrap(V);
-  LLVMContext &C = Val->getContext();
-  AttributeList L = attrsOf(Val);
-  SmallVector<AttributeSet, 8> Params;
-  for (unsigned i = 0; i < L.getNumAttrSets(); ++i)
-    Params.push_back(mustMatchPart(C, L.getParamAttrs(i)));
-  AttributeList K = AttributeList::get(C, mustMatchPart(C, L.getFnAttrs()),
-                                       mustMatchPart(C, L.getRetAttrs()), Params);
-  return K.getRawPointer();
-}
+const void *fm_attr_key(LLVMValueRef V) { return mustMatchList(unwrap(V)).getRawPointer(); }
 
 // Stable content hash of the must-match part of an attribute list (`fm_attr_key`): equal on
 // every run and in every module, for summaries shared between builds. It hashes the key list
@@ -163,14 +164,7 @@ const void *fm_attr_key(LLVMValueRef V) {
 // remembers the hash of the first list it meets with a key, and the hash of a function must not
 // depend on which other function of its module came first.
 uint64_t fm_attr_key_hash(LLVMValueRef V) {
-  Value *Val = unwrap(V);
-  LLVMContext &C = Val->getContext();
-  AttributeList L = attrsOf(Val);
-  SmallVector<AttributeSet, 8> Params;
-  for (unsigned i = 0; i < L.getNumAttrSets(); ++i)
-    Params.push_back(mustMatchPart(C, L.getParamAttrs(i)));
-  AttributeList K = AttributeList::get(C, mustMatchPart(C, L.getFnAttrs()),
-                                       mustMatchPart(C, L.getRetAttrs()), Params);
+  AttributeList K = mustMatchList(unwrap(V));
   std::string S;
   S += K.getFnAttrs().getAsString();
   S += "|";
