@@ -20,9 +20,11 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 using namespace llvm;
@@ -33,28 +35,52 @@ extern "C" {
 // Serialises `M` to bitcode, with its use-list order if `UseListOrder` (the written module: the
 // use-list order steers some code generation heuristics, so keeping it makes `llc` on the
 // written file produce exactly the code fmerge measured; without it, writing is faster, for
-// copies that are only read back: the size guard's and the plugin's backup). On success returns 1 and a malloc'ed buffer in *Out/*Len; returns 0 and a
-// malloc'ed message in *Err when the writer reports an error (its symbol table parses
-// module-level inline assembly, which may not assemble).
-int fm_write_bitcode(LLVMModuleRef MRef, int UseListOrder, char **Out, size_t *Len, char **Err) {
+// copies that are only read back: the size guard's and the plugin's backup).
+//
+// The bitcode is written straight into one buffer, which the caller gets as *Out (an owner to
+// release with `fm_free_bitcode`), *Data and *Len: no copy of a whole module is made. `Reserve`
+// bytes are reserved up front (a large reservation costs address space, not memory, until it
+// is written), so that the buffer does not grow by doubling: LLVM's own `WriteBitcodeToFile`
+// writes into a buffer of its own and then copies it out, which on a 17 MB module held up to
+// three copies at once at the end of a run. Darwin targets get LLVM's wrapper header, which
+// only `WriteBitcodeToFile` adds: they keep that path (one copy more).
+//
+// Returns 1 on success; returns 0 and a malloc'ed message in *Err when the writer reports an
+// error (its symbol table parses module-level inline assembly, which may not assemble).
+int fm_write_bitcode(LLVMModuleRef MRef, int UseListOrder, size_t Reserve, void **Out,
+                     const char **Data, size_t *Len, char **Err) {
   *Out = nullptr;
+  *Data = nullptr;
   *Len = 0;
   *Err = nullptr;
-  SmallString<0> Buf;
-  raw_svector_ostream OS(Buf);
   Module *M = unwrap(MRef);
+  auto Buffer = std::make_unique<SmallVector<char, 0>>();
+  Buffer->reserve(Reserve);
+  const Triple &TT = M->getTargetTriple();
   std::string Message = collectErrors(M->getContext(), [&] {
-    WriteBitcodeToFile(*M, OS, /*ShouldPreserveUseListOrder=*/UseListOrder != 0);
+    if (TT.isOSDarwin() || TT.isOSBinFormatMachO()) {
+      raw_svector_ostream OS(*Buffer);
+      WriteBitcodeToFile(*M, OS, /*ShouldPreserveUseListOrder=*/UseListOrder != 0);
+      return;
+    }
+    // What WriteBitcodeToFile does for other targets, into `Buffer` itself.
+    BitcodeWriter Writer(*Buffer);
+    Writer.writeModule(*M, /*ShouldPreserveUseListOrder=*/UseListOrder != 0);
+    Writer.writeSymtab();
+    Writer.writeStrtab();
   });
   if (!Message.empty()) {
     *Err = strdup(Message.c_str());
     return 0;
   }
-  *Out = static_cast<char *>(malloc(Buf.size() ? Buf.size() : 1));
-  memcpy(*Out, Buf.data(), Buf.size());
-  *Len = Buf.size();
+  *Data = Buffer->data();
+  *Len = Buffer->size();
+  *Out = Buffer.release();
   return 1;
 }
+
+// Releases a buffer `fm_write_bitcode` returned.
+void fm_free_bitcode(void *Owner) { delete static_cast<SmallVector<char, 0> *>(Owner); }
 
 // Whether LLVM's reader accepts `Data` (bitcode LLVM's writer produced), reading the module
 // lazily: types, attribute groups, globals and metadata, not function bodies. A corrupt input

@@ -125,10 +125,13 @@ unsafe extern "C" {
     pub fn fm_write_bitcode(
         m: LLVMModuleRef,
         use_list_order: i32,
-        out: *mut *mut u8,
+        reserve: usize,
+        owner: *mut *mut c_void,
+        data: *mut *const u8,
         len: *mut usize,
         err: *mut *mut c_char,
     ) -> i32;
+    pub fn fm_free_bitcode(owner: *mut c_void);
     pub fn fm_check_bitcode(data: *const c_char, len: usize, err: *mut *mut c_char) -> i32;
     pub fn fm_clone_module_exact(m: LLVMModuleRef, err: *mut *mut c_char) -> LLVMModuleRef;
     pub fn fm_clone_module_lazy(

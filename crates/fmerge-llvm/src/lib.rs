@@ -44,6 +44,6 @@ pub use ir::{
     Block, ContextConstant, Function, Global, GlobalVar, Instruction, Linkage, TailCallKind, Type,
     UnnamedAddr, Value, Visibility,
 };
-pub use module::{Embedding, Llvm, Module};
+pub use module::{Embedding, Llvm, Module, ModuleBytes};
 pub use snapshot::{DeferredSnapshot, Snapshot};
 pub use target::{SizeReport, Target};

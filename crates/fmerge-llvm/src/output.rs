@@ -2,7 +2,7 @@
 //! directory and is renamed over the destination only once complete.
 
 use crate::error::{LlvmError, Result};
-use crate::module::Module;
+use crate::module::{Module, ModuleBytes};
 use crate::target::Target;
 use std::io::Write;
 use std::path::Path;
@@ -67,23 +67,32 @@ pub fn put_in_place(tmp: &Path, path: &Path) -> Result<()> {
     std::fs::rename(tmp, path).map_err(io)
 }
 
-/// Verifies `module` and serialises it as `emit`.
-pub fn module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<Vec<u8>> {
+/// Verifies `module` and serialises it as `emit` (bitcode while it verifies).
+pub fn module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<ModuleBytes> {
+    if emit == Emit::Bitcode {
+        let bytes = module.to_verified_bitcode()?;
+        crate::module::check_bitcode(&bytes)?;
+        return Ok(bytes);
+    }
     module.verify()?;
     verified_module_bytes(module, emit, target)
 }
 
 /// Serialises `module`, which the caller has just verified (a whole-module verification of a
 /// large program costs a noticeable share of fmerge's time: it is done once).
-pub fn verified_module_bytes(module: &Module<'_>, emit: Emit, target: &Target) -> Result<Vec<u8>> {
+pub fn verified_module_bytes(
+    module: &Module<'_>,
+    emit: Emit,
+    target: &Target,
+) -> Result<ModuleBytes> {
     Ok(match emit {
         Emit::Bitcode => {
             let bytes = module.to_bitcode()?;
             crate::module::check_bitcode(&bytes)?;
             bytes
         }
-        Emit::Text => module.to_text().into_bytes(),
-        Emit::Object => target.emit_object(module)?,
+        Emit::Text => module.to_text().into_bytes().into(),
+        Emit::Object => target.emit_object(module)?.into(),
     })
 }
 

@@ -16,7 +16,7 @@
 //! optimized module's, but every merge is priced with the same padding before and after.
 
 use crate::error::{LlvmError, Result};
-use crate::module::{Embedding, Llvm, Module};
+use crate::module::{Embedding, Llvm, Module, ModuleBytes};
 use inkwell::OptimizationLevel;
 use inkwell::targets::{
     CodeModel, InitializationConfig, RelocMode, Target as InkTarget, TargetMachine, TargetTriple,
@@ -387,7 +387,7 @@ fn is_executable(s: &object::Section<'_, '_>) -> bool {
 pub fn measure_bitcode_as_made(
     target: &Target,
     jobs: usize,
-    modules: impl IntoIterator<Item = Result<Vec<u8>>>,
+    modules: impl IntoIterator<Item = Result<ModuleBytes>>,
 ) -> Vec<Result<SizeReport>> {
     let recipe = Recipe::of(target);
     let shared = std::sync::Arc::new(Shared::default());
@@ -460,7 +460,7 @@ struct Shared {
 
 #[derive(Default)]
 struct Queue {
-    waiting: std::collections::VecDeque<(usize, Vec<u8>)>,
+    waiting: std::collections::VecDeque<(usize, ModuleBytes)>,
     /// No more modules will come.
     closed: bool,
 }
@@ -481,7 +481,7 @@ impl Shared {
     }
 
     /// Module `k`'s bitcode to compile, or why it could not be made.
-    fn add(&self, k: usize, item: Result<Vec<u8>>) {
+    fn add(&self, k: usize, item: Result<ModuleBytes>) {
         match item {
             Ok(bitcode) => {
                 self.queue
@@ -539,14 +539,14 @@ impl Shared {
 pub fn measure_bitcode_in_background(
     target: &Target,
     jobs: usize,
-    modules: Vec<Result<Vec<u8>>>,
+    modules: Vec<Result<ModuleBytes>>,
 ) -> Measuring {
     let recipe = Recipe::of(target);
     let count = modules.len();
     let shared = std::sync::Arc::new(Shared::default());
     // Largest first: the last module taken is a small one, and no thread waits long on it.
-    let mut items: Vec<(usize, Result<Vec<u8>>)> = modules.into_iter().enumerate().collect();
-    items.sort_by_key(|(k, m)| (std::cmp::Reverse(m.as_ref().map_or(0, Vec::len)), *k));
+    let mut items: Vec<(usize, Result<ModuleBytes>)> = modules.into_iter().enumerate().collect();
+    items.sort_by_key(|(k, m)| (std::cmp::Reverse(m.as_ref().map_or(0, |b| b.len())), *k));
     let compiled = items.iter().filter(|(_, m)| m.is_ok()).count();
     for (k, item) in items {
         shared.add(k, item);

@@ -33,7 +33,8 @@ use fmerge_core::ir::{FuncData, Operand, traits};
 use fmerge_core::profit;
 use fmerge_llvm::lower::{Hashes, LoweredModule, lower_module};
 use fmerge_llvm::{
-    Function, Instruction, Linkage, Llvm, LlvmError, Module, Target, UnnamedAddr, Value, cost,
+    Function, Instruction, Linkage, Llvm, LlvmError, Module, ModuleBytes, Target, UnnamedAddr,
+    Value, cost,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
@@ -162,7 +163,7 @@ pub fn summarize_with(
         if !copies.is_empty()
             && let Some(m) = module.extract(&copies)
         {
-            blob = m.to_bitcode().unwrap_or_default();
+            blob = m.to_bitcode().map(ModuleBytes::into_vec).unwrap_or_default();
         }
     }
     let functions = found.into_iter().map(|(_, s, _)| s).collect();
@@ -363,7 +364,7 @@ pub fn combine_similar(
                 })
                 .collect(),
             estimated_saving,
-            bitcode: export.to_bitcode()?,
+            bitcode: export.to_bitcode()?.into_vec(),
         });
     }
     Ok(out)

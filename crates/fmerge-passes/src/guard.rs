@@ -275,7 +275,8 @@ pub struct Resume<R> {
 /// is judged the same way. When a loss cannot be undone in place, the stages run again from
 /// the input with the losing merges vetoed, at most `GUARD_RERUNS` times. `whole`: also
 /// generate code for the whole module before and after, and put the input back if the
-/// output is larger. `limit` is the bisect limit of every run's gate.
+/// output is larger. `limit` is the bisect limit of every run's gate. The module returned
+/// verifies if `whole`; otherwise the caller verifies it ([`verify_merged`]).
 pub fn run<'c, R: Merges>(
     module: &mut Module<'c>,
     target: &Target,
@@ -389,12 +390,13 @@ pub fn run<'c, R: Merges>(
         ran = stages(module, &gate, None)?;
         judged = 0;
     }
-    // Once, when nothing changes the module any more. What was measured before did not need
-    // it: each module subset compiled is verified on its own (`crate::measure`).
-    verify_merged(module, progress)?;
+    // What was measured so far did not need the whole module verified: each module subset
+    // compiled is verified on its own (`crate::measure`). Without the whole-module check the
+    // caller verifies it, once, when nothing changes it any more.
     let Some(before) = before else {
         return Ok(Guarded { ran, record, text_bytes: None });
     };
+    verify_merged(module, progress)?;
     progress.step("measuring the output");
     let mut text_after = target.measure(module)?.text_bytes;
     if text_after > before.text_bytes {
@@ -411,12 +413,18 @@ pub fn run<'c, R: Merges>(
 /// Verifies the module the stages and the guard made; a failure is fmerge's bug.
 pub fn verify_merged(module: &Module<'_>, progress: &dyn Progress) -> Result<(), LlvmError> {
     progress.step("verifying");
-    module.verify().map_err(|e| match e {
+    module.verify().map_err(merged_ir_error)
+}
+
+/// An error of verifying the merged module (or of writing it), as it is reported: invalid IR
+/// there is fmerge's bug, not the input's.
+pub fn merged_ir_error(e: LlvmError) -> LlvmError {
+    match e {
         LlvmError::InvalidIr { message } => LlvmError::InvalidIr {
             message: format!("fmerge produced invalid IR (a bug: please report it): {message}"),
         },
         other => other,
-    })
+    }
 }
 
 /// Estimated saving (bytes) from which the guard takes a unit's merges on the stages' word

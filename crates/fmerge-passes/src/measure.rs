@@ -5,7 +5,7 @@
 //! measured with one compilation: callers gather all candidates first.
 
 use fmerge_llvm::target::measure_bitcode_as_made;
-use fmerge_llvm::{Function, Module, Result, Target};
+use fmerge_llvm::{Function, Module, ModuleBytes, Result, Target};
 use std::collections::BTreeMap;
 
 /// Machine-code bytes of each function in `fns`, compiled on its own for `target`.
@@ -19,7 +19,7 @@ impl Sizes {
     /// result per entry.
     pub fn of_bitcode(
         target: &Target,
-        bitcode: impl IntoIterator<Item = Result<Vec<u8>>>,
+        bitcode: impl IntoIterator<Item = Result<ModuleBytes>>,
         jobs: usize,
     ) -> Vec<Result<Sizes>> {
         measure_bitcode_as_made(target, jobs, bitcode)
@@ -56,7 +56,7 @@ impl Sizes {
 pub fn subsets_as_bitcode<'a>(
     module: &'a Module<'_>,
     groups: &'a [&'a [Function<'a>]],
-) -> impl Iterator<Item = Result<Vec<u8>>> + 'a {
+) -> impl Iterator<Item = Result<ModuleBytes>> + 'a {
     groups.iter().map(|fns| {
         let subset = module.subset(fns)?;
         let v = subset.verify();

@@ -169,6 +169,11 @@ pub struct Options {
     /// a verifier crash on a corrupt file is then reported as that file being corrupt), so
     /// [`crate::optimize`] does not verify it a second time.
     pub input_verified: bool,
+    /// The caller verifies the merged module as it writes it (the CLI does, on a second
+    /// thread while it writes bitcode: `Module::to_verified_bitcode`), so [`crate::optimize`]
+    /// leaves its last verification to it, unless it compiles the whole merged module itself
+    /// (`Measure::Text`), which needs valid IR first.
+    pub output_verified_by_caller: bool,
     /// Commit only merges 1..=limit (`fmerge opt --bisect-limit`, like LLVM's
     /// `-opt-bisect-limit`): what `fmerge bisect` searches over (see [`crate::guard::Gate`]).
     pub bisect_limit: Option<usize>,
@@ -285,6 +290,7 @@ impl Default for OptionsBuilder {
                 measure_budget: DEFAULT_MEASURE_BUDGET,
                 exact_when_small: true,
                 input_verified: false,
+                output_verified_by_caller: false,
                 bisect_limit: None,
                 use_profile: true,
                 estimate: true,
@@ -321,6 +327,7 @@ impl OptionsBuilder {
         measure_budget: f64,
         exact_when_small: bool,
         input_verified: bool,
+        output_verified_by_caller: bool,
         bisect_limit: Option<usize>,
         use_profile: bool,
         estimate: bool,

@@ -31,7 +31,8 @@ pub enum Measure {
     Nothing,
 }
 
-/// Runs fmerge on `module`. On success the module verifies; with [`Measure::Guard`] no merge
+/// Runs fmerge on `module`. On success the module verifies (unless
+/// `opts.output_verified_by_caller`: then the caller verifies it as it writes it); with [`Measure::Guard`] no merge
 /// whose generated code measured larger than the functions it replaced is left (unless the
 /// guard ran out of re-runs), and with [`Measure::Text`] the module's `.text` is also no
 /// larger than the input's. On error it must not be written.
@@ -63,11 +64,16 @@ pub fn optimize(
         // No copy of the input is made: what it was read from is not needed.
         module.forget_source();
         let ran = stages(module, &Gate::limited(opts.bisect_limit), None)?;
-        guard::verify_merged(module, progress)?;
+        if !opts.output_verified_by_caller {
+            guard::verify_merged(module, progress)?;
+        }
         (ran, None, None)
     } else {
         let whole = measure == Measure::Text;
         let g = guard::run(module, target, whole, opts.bisect_limit, opts.jobs, progress, stages)?;
+        if !whole && !opts.output_verified_by_caller {
+            guard::verify_merged(module, progress)?;
+        }
         (g.ran, Some(g.record), g.text_bytes)
     };
     let Ran { mut report, mut ledger } = ran;

@@ -3,7 +3,7 @@
 use crate::cli::{EmitKind, OptArgs};
 use crate::progress::Progress;
 use anyhow::{Context, Result};
-use fmerge_llvm::output::{Emit, verified_module_bytes, write_atomically};
+use fmerge_llvm::output::{Emit, module_bytes, verified_module_bytes, write_atomically};
 use fmerge_llvm::target::Outlining;
 use fmerge_llvm::{Llvm, Target};
 use fmerge_passes::pipeline::Measure;
@@ -48,7 +48,11 @@ pub fn run(args: OptArgs) -> Result<()> {
         Measure::Guard
     };
     let report = fmerge_passes::optimize(&mut module, &target, &opts, measure, &progress)?;
-    progress.step("writing output");
+    progress.step(if opts.output_verified_by_caller {
+        "verifying and writing output"
+    } else {
+        "writing output"
+    });
     // Writing needs a copy of the output and LLVM's tables for it.
     fmerge_llvm::memory::release_freed_memory(module.embedding());
     if args.emit == EmitKind::Obj {
@@ -65,8 +69,13 @@ pub fn run(args: OptArgs) -> Result<()> {
         // An object users link: position independent if the module asks for it.
         EmitKind::Obj => (Emit::Object, Target::for_object_file(&module, args.target.as_deref())?),
     };
-    // `optimize` verified the module last thing (an error there means nothing is written).
-    let bytes = verified_module_bytes(&module, emit, &target)?;
+    // Bitcode is verified as it is written (`Options::output_verified_by_caller`); else
+    // `optimize` verified the module last thing. An error means nothing is written.
+    let bytes = if opts.output_verified_by_caller {
+        module_bytes(&module, emit, &target).map_err(fmerge_passes::guard::merged_ir_error)?
+    } else {
+        verified_module_bytes(&module, emit, &target)?
+    };
     if args.output.as_os_str() == "-" {
         std::io::stdout().lock().write_all(&bytes)?;
     } else {
@@ -129,6 +138,7 @@ fn options(args: &OptArgs) -> Options {
         // `--no-measure` generates no code at all: close calls too stand on their estimate.
         .measure_budget(if args.no_measure { 0.0 } else { args.measure_budget })
         .input_verified(true)
+        .output_verified_by_caller(args.emit == EmitKind::Bc)
         .bisect_limit(args.bisect_limit)
         .use_profile(!args.ignore_profile)
         .estimate(!args.no_estimate)
