@@ -320,16 +320,6 @@ pub struct Module<'c> {
     bitcode_hint: std::cell::Cell<usize>,
 }
 
-/// Hands the memory freed so far back to the system when dropped
-/// ([`crate::memory::release_freed_memory`]).
-struct ReleaseOnDrop(Embedding);
-
-impl Drop for ReleaseOnDrop {
-    fn drop(&mut self) {
-        crate::memory::release_freed_memory(self.0);
-    }
-}
-
 /// A module written out: bitcode LLVM wrote into a buffer of its own, handed over without a
 /// copy (a large program's is tens of MB), or other bytes (read from a file, an object file,
 /// text).
@@ -722,10 +712,6 @@ impl<'c> Module<'c> {
         let (verified, bytes) = std::thread::scope(|s| {
             let verifier = s.spawn(move || {
                 let raw = raw;
-                // The verifier is done before the writer (its heap, in this thread's arena of
-                // glibc's allocator, would otherwise stay resident beside the writer's peak at
-                // its end: 8 MB more at the end of fd's run).
-                let _release = ReleaseOnDrop(embedding);
                 let mut message = std::ptr::null_mut();
                 // SAFETY: live module (see `Raw`). Both threads only read the module: the
                 // verifier and the bitcode writer change no IR, no use list and no value
@@ -733,7 +719,7 @@ impl<'c> Module<'c> {
                 // handles in the context); the types the verifier may create for intrinsic
                 // signatures go to context tables the writer does not read. The message is
                 // malloc'ed by LLVM, copied and freed here.
-                unsafe {
+                let verified = unsafe {
                     let broken = llvm_sys::analysis::LLVMVerifyModule(
                         raw.0,
                         llvm_sys::analysis::LLVMVerifierFailureAction::LLVMReturnStatusAction,
@@ -745,7 +731,12 @@ impl<'c> Module<'c> {
                         crate::ffi::take_message(message)
                     };
                     if broken { Err(LlvmError::InvalidIr { message: text }) } else { Ok(()) }
-                }
+                };
+                // The verifier is usually done before the writer: its heap, in this thread's
+                // arena of glibc's allocator, would otherwise stay resident beside the writer's
+                // peak at its end (8 MB more at the end of fd's run).
+                crate::memory::release_freed_memory(embedding);
+                verified
             });
             let bytes = self.to_bitcode();
             (verifier.join().expect("the verifier does not panic"), bytes)
