@@ -32,10 +32,10 @@ pub enum Measure {
 }
 
 /// Runs fmerge on `module`. On success the module verifies (unless
-/// `opts.output_verified_by_caller`: then the caller verifies it as it writes it); with [`Measure::Guard`] no merge
-/// whose generated code measured larger than the functions it replaced is left (unless the
-/// guard ran out of re-runs), and with [`Measure::Text`] the module's `.text` is also no
-/// larger than the input's. On error it must not be written.
+/// `opts.output_verified_by_caller`: then the caller verifies it as it writes it); with
+/// [`Measure::Guard`] no merge whose generated code measured larger than the functions it
+/// replaced is left (unless the guard ran out of re-runs), and with [`Measure::Text`] the
+/// module's `.text` is also no larger than the input's. On error it must not be written.
 pub fn optimize(
     module: &mut Module<'_>,
     target: &Target,

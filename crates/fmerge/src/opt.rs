@@ -138,7 +138,9 @@ fn options(args: &OptArgs) -> Options {
         // `--no-measure` generates no code at all: close calls too stand on their estimate.
         .measure_budget(if args.no_measure { 0.0 } else { args.measure_budget })
         .input_verified(true)
-        .output_verified_by_caller(args.emit == EmitKind::Bc)
+        // With `--measure` the guard verifies the module before compiling all of it; writing
+        // then needs no second verification.
+        .output_verified_by_caller(args.emit == EmitKind::Bc && !args.measure)
         .bisect_limit(args.bisect_limit)
         .use_profile(!args.ignore_profile)
         .estimate(!args.no_estimate)
