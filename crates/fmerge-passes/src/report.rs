@@ -218,6 +218,7 @@ impl MergeRecord {
         Footprint {
             seq: self.seq,
             estimated_saving: self.estimated_saving,
+            measured_saving: self.measured_saving,
             originals: &self.originals,
             body: &self.body,
             members: self.members.iter().map(|m| m.name.as_str()).collect(),

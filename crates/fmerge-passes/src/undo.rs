@@ -492,6 +492,7 @@ mod tests {
         Footprint {
             seq,
             estimated_saving: 0,
+            measured_saving: None,
             originals,
             body,
             members: originals.iter().map(String::as_str).collect(),
