@@ -361,7 +361,9 @@ pub fn aligned_insts(f: &FuncData, b: u32) -> Vec<u32> {
         .collect()
 }
 
-fn aligned_count(f: &FuncData) -> usize {
+/// The instructions of `f` an alignment counts in [`AlignStats::total`] (not phis or landing
+/// pads).
+pub fn aligned_count(f: &FuncData) -> usize {
     f.insts.iter().filter(|i| !matches!(i.opcode, opcode::PHI | opcode::LANDING_PAD)).count()
 }
 

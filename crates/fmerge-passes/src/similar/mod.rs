@@ -750,6 +750,16 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         if !may_share_body(&self.lowered.funcs[a], ha, &self.lowered.funcs[b], hb) {
             return None;
         }
+        // At most the smaller function's instructions can be matched: a pair whose sizes cap
+        // the alignment's ratio below MIN_ALIGNMENT is rejected without aligning it, as the
+        // alignment would have it.
+        let counts = [a, b].map(|k| fmerge_core::align::aligned_count(&self.lowered.funcs[k]));
+        let best = (2 * counts[0].min(counts[1])) as f64 / (counts[0] + counts[1]) as f64;
+        if best < MIN_ALIGNMENT {
+            let key = pair_key_of(&self.lowered.funcs[a].name, &self.lowered.funcs[b].name);
+            self.remember_rejected(key);
+            return None;
+        }
         let t = Instant::now();
         let align = align_blocks(
             self.lowered.tables(),
