@@ -259,7 +259,13 @@ int fm_set_merged_attrs(LLVMValueRef MRef, LLVMValueRef F1Ref, LLVMValueRef F2Re
   Function *F2 = unwrap<Function>(F2Ref);
   LLVMContext &C = M->getContext();
   AttributeList A1 = F1->getAttributes(), A2 = F2->getAttributes();
-  auto Fn = A1.getFnAttrs().intersectWith(C, A2.getFnAttrs());
+  // Inlining attributes must match to intersect, but the merged function gets its own (the
+  // caller marks it noinline): a merged body, already noinline, may merge again with a
+  // function that is not.
+  auto Inlining = [&](AttributeSet S) {
+    return S.removeAttribute(C, Attribute::NoInline).removeAttribute(C, Attribute::AlwaysInline);
+  };
+  auto Fn = Inlining(A1.getFnAttrs()).intersectWith(C, Inlining(A2.getFnAttrs()));
   if (!Fn)
     return -2;
   auto Ret = A1.getRetAttrs().intersectWith(C, A2.getRetAttrs());

@@ -158,3 +158,36 @@ fn constants_become_trailing_parameters() {
     assert!(out.contains("tail call i32 @f.fmerged(i32 %x, ptr @a, ptr @h)"), "{out}");
     assert!(out.contains("tail call i32 @f.fmerged(i32 %x, ptr @b, ptr @k)"));
 }
+
+/// A long body in which instruction `k` is `op` (the rest the same for every `k`).
+fn long_body(k: usize, op: &str) -> String {
+    let mut s = String::from("  %v0 = mul i32 %x, %x\n");
+    for i in 1..24 {
+        let this = if i == k { op } else { ["add", "xor", "mul", "sub"][i % 4] };
+        s += &format!("  %v{i} = {this} i32 %v{}, %x\n", i - 1);
+    }
+    s + "  ret i32 %v23"
+}
+
+#[test]
+fn a_merged_body_merges_again_with_a_function_not_marked_noinline() {
+    // Two of them merge first; their merged body is marked `noinline` (so that no inliner
+    // copies it back). The third is not, and differs from each of them by one instruction or
+    // one constant: it joins their body (a group of three) instead of staying alone.
+    let ir = format!(
+        "define i32 @f(i32 %x) {{\n{}\n}}\ndefine i32 @g(i32 %x) {{\n{}\n}}\n\
+         define i32 @h(i32 %x) {{\n{}\n}}\n",
+        long_body(5, "or"),
+        long_body(5, "and"),
+        long_body(5, "or").replace("%v9 = add i32 %v8, %x", "%v9 = add i32 %v8, 7"),
+    );
+    let similar = Stages { identical: false, constants: false, similar: true };
+    let (out, r) = run(&ir, similar, false);
+    let chained = r.merges.iter().any(|m| m.originals.iter().any(|o| o.ends_with(".fmerged")));
+    let merges: Vec<_> = r.merges.iter().map(|m| &m.originals).collect();
+    assert!(chained, "no merged body merged again: {merges:?} {:?}", r.skipped);
+    for f in ["f", "g", "h"] {
+        assert_eq!(disposal(&r, f), Some(Disposal::Thunk), "{f}: {merges:?}");
+    }
+    assert!(out.contains("noinline"));
+}

@@ -1240,7 +1240,12 @@ fn may_share_body(fa: &FuncData, a: Function<'_>, fb: &FuncData, b: Function<'_>
     if fa.ret_type != fb.ret_type || a.call_conv() != b.call_conv() {
         return false;
     }
-    if a.fn_attr_key() != b.fn_attr_key() || a.gc() != b.gc() || a.section() != b.section() {
+    // Inlining attributes aside: the merged body is marked noinline whatever its functions
+    // say, so a merged body may merge again with a function that is not (a group of three).
+    if a.fn_attr_key_but_inlining() != b.fn_attr_key_but_inlining()
+        || a.gc() != b.gc()
+        || a.section() != b.section()
+    {
         return false;
     }
     match (a.personality(), b.personality()) {
