@@ -253,6 +253,7 @@ pub fn combine_similar(
     // run would see none of the loops that call them. Summaries carry no estimate either, so
     // only a profile prices these merges (as `fmerge opt --no-estimate` would).
     opts.estimate = false;
+    opts.pair_across_inlining = false;
     let report = crate::pipeline::optimize(
         &mut scratch,
         &target,

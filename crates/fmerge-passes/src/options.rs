@@ -196,6 +196,11 @@ pub struct Options {
     /// constants or as similar functions whatever a merge would cost (`--hot-percentile`);
     /// `None`: no such cut, merges are priced.
     pub hot_percentile: Option<u32>,
+    /// Similar merging pairs functions whose inlining attributes differ (a merged body, which
+    /// is `noinline`, with a function that is not: groups of three or more). Off in `fmerge
+    /// combine`'s merging across modules, where a group made that way was not applied in the
+    /// plugin's second round (not understood yet).
+    pub pair_across_inlining: bool,
 }
 
 impl Default for Options {
@@ -297,6 +302,7 @@ impl Default for OptionsBuilder {
                 max_slowdown: 0.0,
                 max_slowdown_per_kb: 0.0,
                 hot_percentile: None,
+                pair_across_inlining: true,
             },
         };
         b.max_slowdown(DEFAULT_MAX_SLOWDOWN_PERCENT)

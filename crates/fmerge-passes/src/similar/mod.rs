@@ -747,7 +747,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             return None;
         }
         let (ha, hb) = (self.func(a), self.func(b));
-        if !may_share_body(&self.lowered.funcs[a], ha, &self.lowered.funcs[b], hb) {
+        let inlining_apart = self.run.opts.pair_across_inlining;
+        if !may_share_body(&self.lowered.funcs[a], ha, &self.lowered.funcs[b], hb, inlining_apart) {
             return None;
         }
         // At most the smaller function's instructions can be matched: a pair whose sizes cap
@@ -1236,16 +1237,23 @@ fn pair_key_of(a: &str, b: &str) -> (String, String) {
 }
 
 /// Function-level properties two functions must share for one body to serve both.
-fn may_share_body(fa: &FuncData, a: Function<'_>, fb: &FuncData, b: Function<'_>) -> bool {
+fn may_share_body(
+    fa: &FuncData,
+    a: Function<'_>,
+    fb: &FuncData,
+    b: Function<'_>,
+    inlining_apart: bool,
+) -> bool {
     if fa.ret_type != fb.ret_type || a.call_conv() != b.call_conv() {
         return false;
     }
-    // Inlining attributes aside: the merged body is marked noinline whatever its functions
-    // say, so a merged body may merge again with a function that is not (a group of three).
-    if a.fn_attr_key_but_inlining() != b.fn_attr_key_but_inlining()
-        || a.gc() != b.gc()
-        || a.section() != b.section()
-    {
+    // Inlining attributes aside (`inlining_apart`): the merged body is marked noinline
+    // whatever its functions say, so a merged body may merge again with a function that is
+    // not (a group of three).
+    let attrs = |f: Function<'_>| {
+        if inlining_apart { f.fn_attr_key_but_inlining() } else { f.fn_attr_key() }
+    };
+    if attrs(a) != attrs(b) || a.gc() != b.gc() || a.section() != b.section() {
         return false;
     }
     match (a.personality(), b.personality()) {
