@@ -747,8 +747,9 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             return None;
         }
         let (ha, hb) = (self.func(a), self.func(b));
-        let inlining_apart = self.run.opts.pair_across_inlining;
-        if !may_share_body(&self.lowered.funcs[a], ha, &self.lowered.funcs[b], hb, inlining_apart) {
+        let across_inlining = self.run.opts.pair_across_inlining;
+        if !may_share_body(&self.lowered.funcs[a], ha, &self.lowered.funcs[b], hb, across_inlining)
+        {
             return None;
         }
         // At most the smaller function's instructions can be matched: a pair whose sizes cap
@@ -1242,16 +1243,16 @@ fn may_share_body(
     a: Function<'_>,
     fb: &FuncData,
     b: Function<'_>,
-    inlining_apart: bool,
+    across_inlining: bool,
 ) -> bool {
     if fa.ret_type != fb.ret_type || a.call_conv() != b.call_conv() {
         return false;
     }
-    // Inlining attributes aside (`inlining_apart`): the merged body is marked noinline
+    // Inlining attributes aside (`across_inlining`): the merged body is marked noinline
     // whatever its functions say, so a merged body may merge again with a function that is
     // not (a group of three).
     let attrs = |f: Function<'_>| {
-        if inlining_apart { f.fn_attr_key_but_inlining() } else { f.fn_attr_key() }
+        if across_inlining { f.fn_attr_key_but_inlining() } else { f.fn_attr_key() }
     };
     if attrs(a) != attrs(b) || a.gc() != b.gc() || a.section() != b.section() {
         return false;
