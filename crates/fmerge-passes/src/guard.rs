@@ -24,9 +24,9 @@
 //! lose (`unclear`): erased identical copies, merges estimated to save `CLEAR_SAVING`
 //! bytes or more, and, where the stages measured their close calls with this same ruler (the
 //! plugin in a link, whose code generation puts every function in a section of its own),
-//! merges the stages compiled and measured to save `MEASURED_SAVING` bytes or more. (Without sections, leaving them out would regroup the rest, and a tail call
-//! to a neighbour assembled as a short jump could move another unit's numbers by a few
-//! bytes.) Only when the whole module is measured as well (`fmerge opt --measure`) are the
+//! merges the stages compiled and measured to save `MEASURED_SAVING` bytes or more. (Without
+//! sections, leaving them out would regroup the rest, and a tail call to a neighbour
+//! assembled as a short jump could move another unit's numbers by a few bytes.) Only when the whole module is measured as well (`fmerge opt --measure`) are the
 //! units measured as the module is compiled, every one of them: their sizes are read off the
 //! same code generation as the module's.
 //!
@@ -352,16 +352,9 @@ pub fn run<'c, R: Merges>(
         if std::env::var_os("FMERGE_DEBUG_GUARD").is_some() {
             // What calibrates CLEAR_SAVING: each measured unit's estimate and measurement.
             for u in units(&fresh, originals, &after) {
-                let estimated: i64 = fresh
-                    .iter()
-                    .filter(|m| u.merges.contains(&m.seq))
-                    .map(|m| m.estimated_saving)
-                    .sum();
-                let ms: Vec<Option<i64>> = fresh
-                    .iter()
-                    .filter(|m| u.merges.contains(&m.seq))
-                    .map(|m| m.measured_saving)
-                    .collect();
+                let of_unit = || fresh.iter().filter(|m| u.merges.contains(&m.seq));
+                let estimated: i64 = of_unit().map(|m| m.estimated_saving).sum();
+                let ms: Vec<Option<i64>> = of_unit().map(|m| m.measured_saving).collect();
                 eprintln!(
                     "guard: unit of {} merge(s): estimated saving {estimated}, stage measured {ms:?}, measured {} -> {}",
                     u.merges.len(),

@@ -687,8 +687,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
                 live[k.0 as usize] && !tried(k.0 as usize)
             });
             self.stats.add_time("search", t);
-            for (b, align) in self.rank_partners(a, partners) {
-                if self.try_pair(a, b, align, margins) {
+            for (b, aligned) in self.rank_partners(a, partners) {
+                if self.try_pair(a, b, aligned, margins) {
                     break;
                 }
             }
@@ -718,22 +718,26 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     }
 
     /// `a`'s partners (the search's, most similar first) in the order they are tried, each
-    /// with its alignment (`None`: the pair cannot be tried): most TTI units predicted saved
-    /// first ([`fmerge_core::rank::by_predicted_saving`]). On lz4's three
+    /// with its alignment and prediction (`None`: the pair cannot be tried): most TTI units
+    /// predicted saved first ([`fmerge_core::rank::by_predicted_saving`]). On lz4's three
     /// `LZ4_decompress_fast*` decompressors the most similar pair saved 159 bytes, the pair
     /// predicted to save more 233, and the third joined neither.
     fn rank_partners(
         &mut self,
         a: usize,
         partners: Vec<Candidate>,
-    ) -> Vec<(usize, Option<FunctionAlignment>)> {
+    ) -> Vec<(usize, Option<Aligned>)> {
         let predicted: Vec<_> = partners
             .into_iter()
             .map(|c| {
                 let b = c.key.0 as usize;
-                let align = self.align_pair(a, b);
-                let saving = align.as_ref().and_then(|al| self.predicted_saving(a, b, al));
-                ((b, align), saving)
+                let aligned = self.align_pair(a, b).map(|align| {
+                    let units = self.predicted_units(a, b, &align);
+                    Aligned { align, units }
+                });
+                let saving =
+                    aligned.as_ref().and_then(|x| x.units).map(|(before, after)| before - after);
+                ((b, aligned), saving)
             })
             .collect();
         fmerge_core::rank::by_predicted_saving(predicted)
@@ -742,8 +746,8 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
     /// The alignment of `a` and `b`, if the pair may be tried (not rejected before, and the two
     /// may share a body).
     fn align_pair(&mut self, a: usize, b: usize) -> Option<FunctionAlignment> {
-        let names = (&self.lowered.funcs[a].name, &self.lowered.funcs[b].name);
-        if self.memo.rejected.contains(&pair_key_of(names.0, names.1)) {
+        let key = pair_key_of(&self.lowered.funcs[a].name, &self.lowered.funcs[b].name);
+        if self.memo.rejected.contains(&key) {
             return None;
         }
         let (ha, hb) = (self.func(a), self.func(b));
@@ -758,7 +762,6 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         let counts = [a, b].map(|k| fmerge_core::align::aligned_count(&self.lowered.funcs[k]));
         let best = (2 * counts[0].min(counts[1])) as f64 / (counts[0] + counts[1]) as f64;
         if best < MIN_ALIGNMENT {
-            let key = pair_key_of(&self.lowered.funcs[a].name, &self.lowered.funcs[b].name);
             self.remember_rejected(key);
             return None;
         }
@@ -773,20 +776,20 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
         Some(align)
     }
 
-    /// Tries to merge `a` with `b` (aligned as `align`, from [`Round::align_pair`]); true if a
-    /// merge was committed or is pending.
+    /// Tries to merge `a` with `b` (aligned and predicted by [`Round::rank_partners`]); true if
+    /// a merge was committed or is pending.
     fn try_pair(
         &mut self,
         a: usize,
         b: usize,
-        align: Option<FunctionAlignment>,
+        aligned: Option<Aligned>,
         margins: proposal::Margins,
     ) -> bool {
-        let Some(align) = align else { return false };
+        let Some(Aligned { align, units }) = aligned else { return false };
         let names = (self.lowered.funcs[a].name.clone(), self.lowered.funcs[b].name.clone());
         let key = pair_key(&names);
         let (ha, hb) = (self.func(a), self.func(b));
-        if align.stats.ratio() < MIN_ALIGNMENT || !self.predicted_to_pay(a, b, &align) {
+        if align.stats.ratio() < MIN_ALIGNMENT || !units.is_some_and(predicted_to_pay) {
             self.remember_rejected(key);
             return false;
         }
@@ -931,18 +934,6 @@ impl<'a, 'm, 'c, 's> Round<'a, 'm, 'c, 's> {
             self.state.rejected.insert(index_pair(a, b));
         }
         self.memo.rejected.insert(key);
-    }
-
-    /// Whether the alignment predicts a merged body that saves something (with the margin of
-    /// TTI's own error: pairs predicted to lose less than that are still built and priced).
-    fn predicted_to_pay(&mut self, a: usize, b: usize, align: &FunctionAlignment) -> bool {
-        self.predicted_units(a, b, align)
-            .is_some_and(|(before, after)| after < before + before / 10)
-    }
-
-    /// TTI units the alignment predicts the merge saves (see [`Round::predicted_units`]).
-    fn predicted_saving(&mut self, a: usize, b: usize, align: &FunctionAlignment) -> Option<i64> {
-        self.predicted_units(a, b, align).map(|(before, after)| before - after)
     }
 
     /// TTI units of `a` and `b`, and those the alignment predicts for their merged body and
@@ -1235,6 +1226,20 @@ fn index_pair(a: usize, b: usize) -> (u32, u32) {
 fn pair_key_of(a: &str, b: &str) -> (String, String) {
     let (x, y) = if a <= b { (a, b) } else { (b, a) };
     (x.to_string(), y.to_string())
+}
+
+/// A pair's alignment and what it predicts: TTI units of the two functions, and of their
+/// merged body and two thunks (`None`: TTI cannot price one of them).
+struct Aligned {
+    align: FunctionAlignment,
+    units: Option<(i64, i64)>,
+}
+
+/// Whether predicted units `(before, after)` say the merged body saves something (with the
+/// margin of TTI's own error: pairs predicted to lose less than that are still built and
+/// priced).
+fn predicted_to_pay((before, after): (i64, i64)) -> bool {
+    after < before + before / 10
 }
 
 /// Function-level properties two functions must share for one body to serve both.
